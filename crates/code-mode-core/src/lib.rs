@@ -1,0 +1,7 @@
+//! The pure Rust core of code mode: configuration, source screening, the QuickJS
+//! sandbox and the run engine. No napi here; the binding crate translates.
+
+pub mod config;
+pub mod messages;
+pub mod result;
+pub mod source;

@@ -1,0 +1,200 @@
+//! Result shapes of exec and wait (SPEC section 8) and their JSON rendering.
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+/// Stable error codes, printed as the contract's snake_case strings.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    InvalidInput,
+    RuntimeUnavailable,
+    Timeout,
+    OutputLimitExceeded,
+    SnapshotLimitExceeded,
+    InternalError,
+    Aborted,
+}
+
+/// One output item. JSON values are kept as the JSON text they were converted to.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Output {
+    Text { text: String },
+    Json { value: Box<RawValue> },
+}
+
+impl Output {
+    /// Bytes this item adds to the run's output array as UTF-8 JSON (the comma included).
+    pub fn json_len(&self) -> usize {
+        let body = match self {
+            Output::Text { text } => r#"{"type":"text","text":}"#.len() + json_string_len(text),
+            Output::Json { value } => r#"{"type":"json","value":}"#.len() + value.get().len(),
+        };
+        body + 1
+    }
+}
+
+/// Length of `s` as a JSON string literal, quotes included.
+pub fn json_string_len(s: &str) -> usize {
+    let mut len = 2;
+    for b in s.bytes() {
+        len += match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        };
+    }
+    len
+}
+
+/// Counters of one run surface (SPEC section 11).
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Telemetry {
+    pub catalog_size: u64,
+    pub sources: SourceCounts,
+    pub search_count: u64,
+    pub describe_count: u64,
+    pub call_count: u64,
+    pub visible_tools: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SourceCounts {
+    pub openclaw: u64,
+    pub mcp: u64,
+    pub client: u64,
+}
+
+/// A pending nested call listed in a `waiting` result.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingCall {
+    pub id: String,
+    pub method: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_id: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WaitReason {
+    #[serde(rename = "pending_tools")]
+    PendingTools,
+    Yield,
+}
+
+/// What one exec or wait call returns.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum RunResult {
+    #[serde(rename_all = "camelCase")]
+    Completed {
+        value: Box<RawValue>,
+        output: Vec<Output>,
+        replay_safe: bool,
+        telemetry: Telemetry,
+    },
+    #[serde(rename_all = "camelCase")]
+    Waiting {
+        run_id: String,
+        reason: WaitReason,
+        pending_tool_calls: Vec<PendingCall>,
+        snapshot_bytes: u64,
+        output: Vec<Output>,
+        replay_safe: bool,
+        telemetry: Telemetry,
+    },
+    #[serde(rename_all = "camelCase")]
+    Failed {
+        error: String,
+        code: ErrorCode,
+        output: Vec<Output>,
+        replay_safe: bool,
+        telemetry: Telemetry,
+    },
+}
+
+impl RunResult {
+    /// A failure with no output (input errors, closed engine, ...).
+    pub fn failed(code: ErrorCode, error: impl Into<String>) -> Self {
+        RunResult::Failed {
+            error: error.into(),
+            code,
+            output: Vec::new(),
+            replay_safe: false,
+            telemetry: Telemetry::default(),
+        }
+    }
+
+    pub fn set_replay_safe(&mut self, value: bool) {
+        match self {
+            RunResult::Completed { replay_safe, .. }
+            | RunResult::Waiting { replay_safe, .. }
+            | RunResult::Failed { replay_safe, .. } => *replay_safe = value,
+        }
+    }
+
+    pub fn set_telemetry(&mut self, value: Telemetry) {
+        match self {
+            RunResult::Completed { telemetry, .. }
+            | RunResult::Waiting { telemetry, .. }
+            | RunResult::Failed { telemetry, .. } => *telemetry = value,
+        }
+    }
+
+    pub fn status(&self) -> &'static str {
+        match self {
+            RunResult::Completed { .. } => "completed",
+            RunResult::Waiting { .. } => "waiting",
+            RunResult::Failed { .. } => "failed",
+        }
+    }
+
+    pub fn error_code(&self) -> Option<ErrorCode> {
+        match self {
+            RunResult::Failed { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    /// The JSON text handed to JavaScript.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a result always serializes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_len_matches_serialization() {
+        let items = [
+            Output::Text {
+                text: "héllo \"x\"\n\u{1}".into(),
+            },
+            Output::Json {
+                value: RawValue::from_string("{\"a\":[1,2]}".into()).unwrap(),
+            },
+        ];
+        for item in items {
+            assert_eq!(
+                serde_json::to_string(&item).unwrap().len() + 1,
+                item.json_len()
+            );
+        }
+    }
+
+    #[test]
+    fn failed_renders_contract_shape() {
+        let json = RunResult::failed(ErrorCode::InvalidInput, "x").to_json();
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(value["status"], "failed");
+        assert_eq!(value["code"], "invalid_input");
+        assert_eq!(value["replaySafe"], false);
+        assert_eq!(value["telemetry"]["sources"]["openclaw"], 0);
+    }
+}

@@ -1,0 +1,184 @@
+//! Source handling before a cell reaches QuickJS: syntactic screening for module
+//! access, TypeScript stripping, and the async-function wrapper.
+//!
+//! The cell is the body of an async function. It is wrapped as
+//! `(async () => {` + newline + code + newline + `})()`, so line N of the user's
+//! source is line N + 1 of the script and columns are unchanged.
+
+mod position;
+mod screen;
+mod typescript;
+
+use crate::config::Language;
+use crate::messages;
+pub use position::Location;
+pub use typescript::typescript_initialized;
+
+const WRAP_OPEN: &str = "(async () => {\n";
+const WRAP_CLOSE: &str = "\n})()";
+
+/// Lines the wrapper adds above the user's first line.
+pub const WRAPPER_LINES: u32 = 1;
+
+/// A cell ready for evaluation.
+#[derive(Debug)]
+pub struct PreparedSource {
+    /// Plain JavaScript: an expression whose value is the cell's promise.
+    pub script: String,
+}
+
+/// Why a cell was refused before evaluation.
+#[derive(Debug, PartialEq)]
+pub enum SourceError {
+    /// import/export/import()/import.meta/require: `invalid_input`.
+    ModuleAccess,
+    /// A TypeScript diagnostic: `invalid_input`.
+    TypeScript(String),
+    /// A JavaScript syntax error: `internal_error`, like any uncaught guest error.
+    Syntax { message: String, location: Location },
+    /// The source is larger than the cell limit: `invalid_input`.
+    TooLarge,
+}
+
+impl SourceError {
+    /// The message the result carries.
+    pub fn message(&self) -> String {
+        match self {
+            SourceError::ModuleAccess => messages::MODULE_ACCESS_DISABLED.to_owned(),
+            SourceError::TypeScript(detail) => {
+                format!("{}{detail}", messages::TYPESCRIPT_FAILED_PREFIX)
+            }
+            SourceError::Syntax { message, location } => {
+                format!("SyntaxError: {message} at {location}")
+            }
+            SourceError::TooLarge => messages::source_too_large(),
+        }
+    }
+}
+
+/// Screens and (for TypeScript) strips one cell.
+pub fn prepare(code: &str, language: Language) -> Result<PreparedSource, SourceError> {
+    if code.len() > messages::MAX_SOURCE_BYTES {
+        return Err(SourceError::TooLarge);
+    }
+    let wrapped = format!("{WRAP_OPEN}{code}{WRAP_CLOSE}");
+    let typescript = language == Language::Typescript;
+    match screen::screen(&wrapped, code, typescript) {
+        Ok(()) => {}
+        Err(screen::Refusal::ModuleAccess) => return Err(SourceError::ModuleAccess),
+        Err(screen::Refusal::Syntax { message, offset }) => {
+            let location = Location::of_wrapped(&wrapped, offset);
+            return Err(if typescript {
+                SourceError::TypeScript(format!("{message} at {location}"))
+            } else {
+                SourceError::Syntax { message, location }
+            });
+        }
+    }
+    let script = if typescript {
+        typescript::strip(wrapped)?
+    } else {
+        wrapped
+    };
+    Ok(PreparedSource { script })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn js(code: &str) -> Result<PreparedSource, SourceError> {
+        prepare(code, Language::Javascript)
+    }
+
+    #[test]
+    fn rejects_every_module_access_form() {
+        for code in [
+            "import fs from 'fs';",
+            "import { readFile } from 'node:fs'\nreturn 1",
+            "import * as x from 'y'",
+            "import 'side-effect'",
+            "export const x = 1;",
+            "export default 5",
+            "export { a as b }",
+            "const m = await import('fs');",
+            "return import(`x${1}`)",
+            "return import.meta.url",
+            "const fs = require('fs');",
+            "return (require)('x')",
+            "await (async () => require('x'))()",
+        ] {
+            assert_eq!(js(code).err(), Some(SourceError::ModuleAccess), "{code}");
+        }
+        for code in [
+            "import x = require('fs');",
+            "import type { A } from './a';",
+            "export type T = 1",
+        ] {
+            assert_eq!(
+                prepare(code, Language::Typescript).err(),
+                Some(SourceError::ModuleAccess),
+                "{code}"
+            );
+        }
+    }
+
+    #[test]
+    fn words_and_strings_that_mention_import_pass() {
+        for code in [
+            "const important = 1; return important",
+            "return \"import docs later\"",
+            "// import fs from 'fs'\nreturn 1",
+            "/* require('x') */ return 2",
+            "const o = {import: 1, require: 2, export: 3}; return o.import + o.require",
+            "const s = `import('x') ${'require(1)'}`; return s",
+            "class A { import() { return 1 } } return new A().import()",
+            "const requirement = 'x'; return requirement",
+            "const {require: r} = {require: 1}; return r",
+            "return typeof require",
+        ] {
+            assert!(js(code).is_ok(), "{code}: {:?}", js(code).err());
+        }
+    }
+
+    #[test]
+    fn javascript_syntax_errors_point_into_user_source() {
+        let err = js("const a = 1;\nconst b = ;").unwrap_err();
+        match err {
+            SourceError::Syntax { location, .. } => {
+                assert_eq!((location.line, location.column), (2, 11))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_cell_cannot_close_the_wrapper() {
+        let err = js("return 1\n})(), (async () => {").unwrap_err();
+        assert!(matches!(err, SourceError::Syntax { .. }), "{err:?}");
+        assert!(err.message().starts_with("SyntaxError: "));
+    }
+
+    #[test]
+    fn type_annotations_are_a_syntax_error_in_javascript() {
+        assert!(matches!(
+            js("let x: number = 1"),
+            Err(SourceError::Syntax { .. })
+        ));
+    }
+
+    #[test]
+    fn typescript_errors_are_located_in_user_source() {
+        let err = prepare("const a: number = 1;\nlet b = (;", Language::Typescript).unwrap_err();
+        let SourceError::TypeScript(message) = err else {
+            panic!("{err:?}")
+        };
+        assert!(message.ends_with("at line 2:10"), "{message}");
+    }
+
+    #[test]
+    fn oversized_source_is_refused() {
+        let code = "1;".repeat(messages::MAX_SOURCE_BYTES);
+        assert_eq!(js(&code).err(), Some(SourceError::TooLarge));
+    }
+}
