@@ -2,6 +2,9 @@
 //! sandbox and the run engine. No napi here; the binding crate translates.
 
 pub mod config;
+pub mod input;
 pub mod messages;
 pub mod result;
+pub mod runs;
+pub mod sandbox;
 pub mod source;

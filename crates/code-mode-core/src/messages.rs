@@ -25,3 +25,4 @@ pub const MAX_SOURCE_BYTES: usize = 1024 * 1024;
 pub fn source_too_large() -> String {
     format!("code must be at most {MAX_SOURCE_BYTES} bytes.")
 }
+pub const INTERNAL: &str = "code mode internal error.";

@@ -1,0 +1,128 @@
+//! A counting allocator for one QuickJS runtime: O(1) heap size (the figure a
+//! parked run reports) and an out-of-memory flag the guest cannot catch away.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use rquickjs::allocator::{Allocator, RustAllocator};
+
+/// Shared between the allocator (inside QuickJS) and the host.
+#[derive(Debug)]
+pub struct Meter {
+    used: AtomicUsize,
+    limit: usize,
+    exhausted: AtomicBool,
+}
+
+impl Meter {
+    pub fn new(limit: usize) -> Arc<Self> {
+        Arc::new(Self {
+            used: AtomicUsize::new(0),
+            limit,
+            exhausted: AtomicBool::new(false),
+        })
+    }
+
+    /// Bytes the runtime holds now.
+    pub fn used(&self) -> usize {
+        self.used.load(Ordering::Relaxed)
+    }
+
+    /// Whether an allocation was refused for the limit since the runtime started.
+    pub fn exhausted(&self) -> bool {
+        self.exhausted.load(Ordering::Relaxed)
+    }
+
+    fn admit(&self, extra: usize) -> bool {
+        if self.used().saturating_add(extra) > self.limit {
+            self.exhausted.store(true, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+}
+
+pub struct CountingAllocator {
+    inner: RustAllocator,
+    meter: Arc<Meter>,
+}
+
+impl CountingAllocator {
+    pub fn new(meter: Arc<Meter>) -> Self {
+        Self {
+            inner: RustAllocator,
+            meter,
+        }
+    }
+
+    fn charge(&self, ptr: *mut u8) -> *mut u8 {
+        if !ptr.is_null() {
+            // SAFETY: `ptr` was just returned by the inner allocator.
+            let size = unsafe { RustAllocator::usable_size(ptr) };
+            self.meter.used.fetch_add(size, Ordering::Relaxed);
+        }
+        ptr
+    }
+}
+
+// SAFETY: every call is forwarded to `RustAllocator`, which upholds the trait's
+// contract; this wrapper only counts sizes and refuses requests over the limit.
+unsafe impl Allocator for CountingAllocator {
+    fn alloc(&mut self, size: usize) -> *mut u8 {
+        if !self.meter.admit(size) {
+            return std::ptr::null_mut();
+        }
+        let ptr = self.inner.alloc(size);
+        self.charge(ptr)
+    }
+
+    fn calloc(&mut self, count: usize, size: usize) -> *mut u8 {
+        let Some(total) = count.checked_mul(size) else {
+            return std::ptr::null_mut();
+        };
+        if !self.meter.admit(total) {
+            return std::ptr::null_mut();
+        }
+        let ptr = self.inner.calloc(count, size);
+        self.charge(ptr)
+    }
+
+    unsafe fn dealloc(&mut self, ptr: *mut u8) {
+        // SAFETY: QuickJS only frees pointers this allocator returned.
+        let size = unsafe { RustAllocator::usable_size(ptr) };
+        self.meter.used.fetch_sub(size, Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { self.inner.dealloc(ptr) }
+    }
+
+    unsafe fn realloc(&mut self, ptr: *mut u8, new_size: usize) -> *mut u8 {
+        // rquickjs forwards C `realloc` as is: NULL means allocate, size 0 means free.
+        if ptr.is_null() {
+            return self.alloc(new_size);
+        }
+        if new_size == 0 {
+            // SAFETY: `ptr` is non-null and came from this allocator.
+            unsafe { self.dealloc(ptr) };
+            return std::ptr::null_mut();
+        }
+        // SAFETY: QuickJS only reallocates pointers this allocator returned.
+        let old = unsafe { RustAllocator::usable_size(ptr) };
+        if new_size > old && !self.meter.admit(new_size - old) {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: as above.
+        let new = unsafe { self.inner.realloc(ptr, new_size) };
+        if !new.is_null() {
+            // SAFETY: `new` was just returned by the inner allocator.
+            let size = unsafe { RustAllocator::usable_size(new) };
+            self.meter.used.fetch_sub(old, Ordering::Relaxed);
+            self.meter.used.fetch_add(size, Ordering::Relaxed);
+        }
+        new
+    }
+
+    unsafe fn usable_size(ptr: *mut u8) -> usize {
+        // SAFETY: forwarded.
+        unsafe { RustAllocator::usable_size(ptr) }
+    }
+}

@@ -1,0 +1,97 @@
+//! The run's control block: its deadline and why it must stop, read by the
+//! QuickJS interrupt handler and written by the host (timer, abort, close).
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use crate::messages;
+use crate::result::ErrorCode;
+
+/// Why a VM must stop. The first reason set wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Stop {
+    Timeout = 1,
+    Memory = 2,
+    Output = 3,
+    Aborted = 4,
+    Closed = 5,
+}
+
+impl Stop {
+    /// The result code and message of a run ended for this reason.
+    pub fn error(self) -> (ErrorCode, &'static str) {
+        match self {
+            Stop::Timeout => (ErrorCode::Timeout, messages::TIMEOUT),
+            Stop::Memory => (ErrorCode::InternalError, messages::MEMORY_LIMIT),
+            Stop::Output => (ErrorCode::OutputLimitExceeded, messages::OUTPUT_LIMIT),
+            Stop::Aborted => (ErrorCode::Aborted, messages::ABORTED),
+            Stop::Closed => (ErrorCode::RuntimeUnavailable, messages::CLOSED),
+        }
+    }
+
+    fn from_u8(value: u8) -> Option<Self> {
+        Some(match value {
+            1 => Stop::Timeout,
+            2 => Stop::Memory,
+            3 => Stop::Output,
+            4 => Stop::Aborted,
+            5 => Stop::Closed,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Control {
+    /// Nanoseconds since [`epoch`]; 0 means no deadline armed.
+    deadline: AtomicU64,
+    stop: AtomicU8,
+}
+
+fn epoch() -> Instant {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+fn nanos(at: Instant) -> u64 {
+    at.saturating_duration_since(epoch()).as_nanos().max(1) as u64
+}
+
+impl Control {
+    pub fn arm(&self, deadline: Instant) {
+        self.deadline.store(nanos(deadline), Ordering::Relaxed);
+    }
+
+    pub fn deadline(&self) -> Option<Instant> {
+        match self.deadline.load(Ordering::Relaxed) {
+            0 => None,
+            n => Some(epoch() + Duration::from_nanos(n)),
+        }
+    }
+
+    /// Requests a stop; returns false when another reason was already set.
+    pub fn stop(&self, reason: Stop) -> bool {
+        self.stop
+            .compare_exchange(0, reason as u8, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    pub fn stopped(&self) -> Option<Stop> {
+        Stop::from_u8(self.stop.load(Ordering::Acquire))
+    }
+
+    /// Called by the interrupt handler: true when the VM must stop now.
+    pub fn should_interrupt(&self) -> bool {
+        if self.stop.load(Ordering::Relaxed) != 0 {
+            return true;
+        }
+        let deadline = self.deadline.load(Ordering::Relaxed);
+        if deadline != 0 && nanos(Instant::now()) >= deadline {
+            self.stop(Stop::Timeout);
+            return true;
+        }
+        false
+    }
+}

@@ -1,0 +1,68 @@
+//! Uncaught guest exceptions -> "Name: message at line L:C" in the user's source.
+
+use rquickjs::{Ctx, Value};
+
+use super::json::string_lossy;
+use crate::source::Location;
+
+/// The file name cells are evaluated under; only frames in it are reported.
+pub const CELL_FILE: &str = "cell";
+
+/// Describes an uncaught guest value without any host frame.
+pub fn describe(ctx: &Ctx<'_>, exception: &Value<'_>) -> String {
+    let Some(object) = exception.as_object() else {
+        return format!("Uncaught: {}", string_lossy(ctx, exception));
+    };
+    let text = |key: &str| -> Option<String> {
+        let value: Value = object.get(key).ok()?;
+        value.is_string().then(|| string_lossy(ctx, &value))
+    };
+    let name = text("name").unwrap_or_else(|| "Error".to_owned());
+    let message = text("message").unwrap_or_default();
+    let head = if message.is_empty() {
+        name
+    } else {
+        format!("{name}: {message}")
+    };
+    match text("stack").as_deref().and_then(first_cell_location) {
+        Some(location) => format!("{head} at {location}"),
+        None => head,
+    }
+}
+
+/// The first `cell:L:C` in a QuickJS stack string.
+fn first_cell_location(stack: &str) -> Option<Location> {
+    let needle = format!("{CELL_FILE}:");
+    let mut rest = stack;
+    while let Some(at) = rest.find(&needle) {
+        let tail = &rest[at + needle.len()..];
+        let mut parts = tail.splitn(3, |c: char| !c.is_ascii_digit());
+        if let (Some(line), Some(column)) = (parts.next(), parts.next()) {
+            let sep = tail.as_bytes().get(line.len()).copied();
+            if let (Ok(line), Ok(column), Some(b':')) = (line.parse(), column.parse(), sep) {
+                return Some(Location::of_script_line(line, column));
+            }
+        }
+        rest = tail;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_first_cell_frame() {
+        let stack = "    at f (cell:4:7)\n    at <anonymous> (cell:9:1)\n";
+        assert_eq!(
+            first_cell_location(stack),
+            Some(Location { line: 3, column: 7 })
+        );
+        assert_eq!(first_cell_location("    at native\n"), None);
+        assert_eq!(
+            first_cell_location("cell:x cell:2:3"),
+            Some(Location { line: 1, column: 3 })
+        );
+    }
+}

@@ -1,0 +1,333 @@
+//! JSON-safe conversion of guest values (SPEC section 6), node by node, straight
+//! to JSON text. It reads guest objects through the QuickJS C API, so guest
+//! changes to `JSON`, `Object`, `Array` or prototypes cannot change what the host
+//! receives; getters and `toJSON` are guest code and run under the same deadline.
+
+use std::io::Write;
+
+use rquickjs::function::This;
+use rquickjs::{qjs, Array, Ctx, Function, Object, Value};
+
+use super::control::Control;
+
+/// Beyond this nesting depth a node becomes the string "[Too deep]".
+const MAX_DEPTH: usize = 1000;
+
+#[derive(Debug, PartialEq)]
+pub enum ConvertError {
+    /// The JSON text passed the byte limit.
+    TooLarge,
+    /// The VM must stop (timeout, memory, abort): not the guest's data.
+    Stopped,
+}
+
+/// Converts `value` to JSON text of at most `limit` bytes.
+pub fn to_json<'js>(
+    ctx: &Ctx<'js>,
+    object_to_string: &Function<'js>,
+    control: &Control,
+    value: Value<'js>,
+    limit: usize,
+) -> Result<String, ConvertError> {
+    let mut writer = Writer {
+        ctx,
+        object_to_string,
+        control,
+        out: Vec::new(),
+        limit,
+        ancestors: Vec::new(),
+    };
+    let node = writer.resolve(value, "")?;
+    match node {
+        Node::Skip => writer.out.extend_from_slice(b"null"),
+        node => writer.emit(node)?,
+    }
+    writer.check_size()?;
+    Ok(String::from_utf8(writer.out).expect("the writer only emits UTF-8"))
+}
+
+/// A guest string as Rust text; lone surrogates become U+FFFD.
+pub fn string_lossy(ctx: &Ctx<'_>, value: &Value<'_>) -> String {
+    let mut len = 0usize;
+    // SAFETY: `value` belongs to `ctx`; the returned buffer is freed right after copying.
+    unsafe {
+        let ptr = qjs::JS_ToCStringLen(
+            ctx.as_raw().as_ptr(),
+            &mut len as *mut usize as _,
+            value.as_raw(),
+        );
+        if ptr.is_null() {
+            return String::new();
+        }
+        let bytes = std::slice::from_raw_parts(ptr as *const u8, len);
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        qjs::JS_FreeCString(ctx.as_raw().as_ptr(), ptr);
+        text
+    }
+}
+
+enum Node<'js> {
+    Skip,
+    Null,
+    Bool(bool),
+    Number(f64),
+    Str(String),
+    Array(Array<'js>),
+    Object(Object<'js>),
+    Error(Object<'js>),
+}
+
+struct Writer<'a, 'js> {
+    ctx: &'a Ctx<'js>,
+    object_to_string: &'a Function<'js>,
+    control: &'a Control,
+    out: Vec<u8>,
+    limit: usize,
+    ancestors: Vec<usize>,
+}
+
+impl<'a, 'js> Writer<'a, 'js> {
+    /// Applies `toJSON` and classifies the value.
+    fn resolve(&mut self, value: Value<'js>, key: &str) -> Result<Node<'js>, ConvertError> {
+        if value.is_error() {
+            return Ok(Node::Error(
+                value.into_object().expect("errors are objects"),
+            ));
+        }
+        let value = match value.as_object() {
+            Some(object) if !value.is_function() => match self.call_to_json(object, key) {
+                Ok(Some(replaced)) => replaced,
+                Ok(None) => value,
+                Err(()) => return self.tag(&value).map(Node::Str),
+            },
+            _ => value,
+        };
+        Ok(self.classify(value))
+    }
+
+    fn classify(&mut self, value: Value<'js>) -> Node<'js> {
+        if value.is_undefined() || value.is_function() || value.is_symbol() {
+            return Node::Skip;
+        }
+        if value.is_null() {
+            return Node::Null;
+        }
+        if let Some(b) = value.as_bool() {
+            return Node::Bool(b);
+        }
+        if let Some(n) = value.as_number() {
+            return Node::Number(n);
+        }
+        if value.is_string() {
+            return Node::Str(string_lossy(self.ctx, &value));
+        }
+        if value.is_big_int() {
+            return Node::Str(string_lossy(self.ctx, &value));
+        }
+        if value.is_error() {
+            return Node::Error(value.into_object().expect("errors are objects"));
+        }
+        if value.is_array() {
+            return Node::Array(value.into_array().expect("checked array"));
+        }
+        match value.into_object() {
+            Some(object) => Node::Object(object),
+            None => Node::Null,
+        }
+    }
+
+    /// `Ok(Some(v))` when the object has a callable `toJSON`; `Err` when it threw.
+    fn call_to_json(&mut self, object: &Object<'js>, key: &str) -> Result<Option<Value<'js>>, ()> {
+        let to_json: Value<'js> = object.get("toJSON").map_err(|_| self.clear())?;
+        let Some(function) = to_json.as_function() else {
+            return Ok(None);
+        };
+        function
+            .call((This(object.clone()), key))
+            .map(Some)
+            .map_err(|_| self.clear())
+    }
+
+    /// `Object.prototype.toString` of a value, as captured before the guest ran.
+    fn tag(&mut self, value: &Value<'js>) -> Result<String, ConvertError> {
+        self.stopped()?;
+        let tag: Result<Value<'js>, _> = self.object_to_string.call((This(value.clone()),));
+        match tag {
+            Ok(tag) if tag.is_string() => Ok(string_lossy(self.ctx, &tag)),
+            Ok(_) => Ok("[object Object]".to_owned()),
+            Err(_) => {
+                self.clear();
+                self.stopped()?;
+                Ok("[object Object]".to_owned())
+            }
+        }
+    }
+
+    fn emit(&mut self, node: Node<'js>) -> Result<(), ConvertError> {
+        match node {
+            Node::Skip | Node::Null => self.out.extend_from_slice(b"null"),
+            Node::Bool(true) => self.out.extend_from_slice(b"true"),
+            Node::Bool(false) => self.out.extend_from_slice(b"false"),
+            Node::Number(n) => write_number(&mut self.out, n),
+            Node::Str(s) => self.string(&s),
+            Node::Error(error) => self.error(&error)?,
+            Node::Array(array) => self.nested(array.as_object(), |w| w.array(&array))?,
+            Node::Object(object) => self.nested(&object, |w| w.object(&object))?,
+        }
+        self.check_size()
+    }
+
+    fn nested(
+        &mut self,
+        object: &Object<'js>,
+        body: impl FnOnce(&mut Self) -> Result<(), ConvertError>,
+    ) -> Result<(), ConvertError> {
+        // SAFETY: an object value always carries a heap pointer; it is only compared.
+        let ptr = unsafe { qjs::JS_VALUE_GET_PTR(object.as_raw()) } as usize;
+        if self.ancestors.contains(&ptr) {
+            self.string("[Circular]");
+            return Ok(());
+        }
+        if self.ancestors.len() >= MAX_DEPTH {
+            self.string("[Too deep]");
+            return Ok(());
+        }
+        self.ancestors.push(ptr);
+        let result = body(self);
+        self.ancestors.pop();
+        result
+    }
+
+    fn array(&mut self, array: &Array<'js>) -> Result<(), ConvertError> {
+        let len: u32 = match array.as_object().get::<_, f64>("length") {
+            Ok(len) if len.is_finite() && len >= 0.0 => len.min(u32::MAX as f64) as u32,
+            Ok(_) => 0,
+            Err(_) => {
+                self.clear();
+                self.stopped()?;
+                0
+            }
+        };
+        self.out.push(b'[');
+        for index in 0..len {
+            if index > 0 {
+                self.out.push(b',');
+            }
+            let item: Value<'js> = match array.as_object().get(index) {
+                Ok(item) => item,
+                Err(_) => {
+                    self.clear();
+                    self.stopped()?;
+                    self.out.extend_from_slice(b"null");
+                    continue;
+                }
+            };
+            let node = self.resolve(item, &index.to_string())?;
+            self.emit(node)?;
+        }
+        self.out.push(b']');
+        Ok(())
+    }
+
+    fn object(&mut self, object: &Object<'js>) -> Result<(), ConvertError> {
+        let mut keys = Vec::new();
+        for key in object.keys::<Value<'js>>() {
+            match key {
+                Ok(key) => keys.push(key),
+                Err(_) => {
+                    self.clear();
+                    self.stopped()?;
+                    break;
+                }
+            }
+        }
+        self.out.push(b'{');
+        let mut first = true;
+        for key in keys {
+            let value: Value<'js> = match object.get(key.clone()) {
+                Ok(value) => value,
+                Err(_) => {
+                    self.clear();
+                    self.stopped()?;
+                    continue;
+                }
+            };
+            let name = string_lossy(self.ctx, &key);
+            let node = self.resolve(value, &name)?;
+            if matches!(node, Node::Skip) {
+                continue;
+            }
+            if !first {
+                self.out.push(b',');
+            }
+            first = false;
+            self.string(&name);
+            self.out.push(b':');
+            self.emit(node)?;
+        }
+        self.out.push(b'}');
+        Ok(())
+    }
+
+    fn error(&mut self, error: &Object<'js>) -> Result<(), ConvertError> {
+        let name = self.text_property(error, "name", "Error")?;
+        let message = self.text_property(error, "message", "")?;
+        self.out.extend_from_slice(b"{\"name\":");
+        self.string(&name);
+        self.out.extend_from_slice(b",\"message\":");
+        self.string(&message);
+        self.out.push(b'}');
+        Ok(())
+    }
+
+    fn text_property(
+        &mut self,
+        object: &Object<'js>,
+        key: &str,
+        fallback: &str,
+    ) -> Result<String, ConvertError> {
+        match object.get::<_, Value<'js>>(key) {
+            Ok(value) if value.is_string() => Ok(string_lossy(self.ctx, &value)),
+            Ok(_) => Ok(fallback.to_owned()),
+            Err(_) => {
+                self.clear();
+                self.stopped()?;
+                Ok(fallback.to_owned())
+            }
+        }
+    }
+
+    fn string(&mut self, s: &str) {
+        serde_json::to_writer(&mut self.out, s).expect("writing to a Vec cannot fail");
+    }
+
+    fn check_size(&self) -> Result<(), ConvertError> {
+        if self.out.len() > self.limit {
+            return Err(ConvertError::TooLarge);
+        }
+        Ok(())
+    }
+
+    fn stopped(&self) -> Result<(), ConvertError> {
+        match self.control.stopped() {
+            Some(_) => Err(ConvertError::Stopped),
+            None => Ok(()),
+        }
+    }
+
+    /// Drops the pending guest exception after a failed guest operation.
+    fn clear(&self) {
+        let _ = self.ctx.catch();
+    }
+}
+
+/// Numbers as JavaScript's JSON.stringify writes them; NaN and infinities are null.
+pub fn write_number(out: &mut Vec<u8>, n: f64) {
+    if !n.is_finite() {
+        out.extend_from_slice(b"null");
+    } else if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
+        let _ = write!(out, "{}", n as i64);
+    } else {
+        serde_json::to_writer(&mut *out, &n).expect("writing to a Vec cannot fail");
+    }
+}

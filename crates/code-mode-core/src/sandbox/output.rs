@@ -1,0 +1,66 @@
+//! The run's output items and the cumulative output limit.
+
+use crate::result::Output;
+
+#[derive(Debug)]
+pub struct OutputLog {
+    items: Vec<Output>,
+    /// Items already returned in an earlier result of the same run.
+    delivered: usize,
+    /// UTF-8 JSON bytes of the whole output array so far (brackets included).
+    bytes: usize,
+    max_bytes: usize,
+    exceeded: bool,
+}
+
+impl OutputLog {
+    pub fn new(max_bytes: usize) -> Self {
+        Self {
+            items: Vec::new(),
+            delivered: 0,
+            bytes: 2,
+            max_bytes,
+            exceeded: false,
+        }
+    }
+
+    /// Bytes left before the limit.
+    pub fn remaining(&self) -> usize {
+        self.max_bytes.saturating_sub(self.bytes)
+    }
+
+    /// Appends an item; false (and the item dropped) when it would pass the limit.
+    pub fn push(&mut self, item: Output) -> bool {
+        if self.exceeded {
+            return false;
+        }
+        let len = item.json_len();
+        if self.bytes + len > self.max_bytes {
+            self.exceeded = true;
+            return false;
+        }
+        self.bytes += len;
+        self.items.push(item);
+        true
+    }
+
+    /// Marks the limit as passed by an item too large to even encode.
+    pub fn exceed(&mut self) {
+        self.exceeded = true;
+    }
+
+    pub fn max_bytes(&self) -> usize {
+        self.max_bytes
+    }
+
+    pub fn exceeded(&self) -> bool {
+        self.exceeded
+    }
+
+    /// Items produced since the previous result of this run.
+    pub fn take_new(&mut self) -> Vec<Output> {
+        let fresh = self.items[self.delivered..].to_vec();
+        self.delivered = self.items.len();
+        fresh
+    }
+}

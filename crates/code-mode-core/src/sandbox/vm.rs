@@ -1,0 +1,263 @@
+//! A QuickJS runtime + context with the cell's limits, evaluation and outcome.
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use rquickjs::context::intrinsic;
+use rquickjs::context::EvalOptions;
+use rquickjs::promise::PromiseState;
+use rquickjs::{
+    CatchResultExt, CaughtError, Context, Ctx, Function, Object, Persistent, Promise, Runtime,
+    Value,
+};
+use serde_json::value::RawValue;
+
+use super::alloc::{CountingAllocator, Meter};
+use super::control::{Control, Stop};
+use super::errors::{self, CELL_FILE};
+use super::json::{to_json, ConvertError};
+use super::output::OutputLog;
+use super::prelude::{self, Shared};
+use crate::result::{ErrorCode, Output};
+
+/// Per-VM limits.
+#[derive(Clone, Copy, Debug)]
+pub struct VmLimits {
+    pub memory_bytes: usize,
+    pub stack_bytes: usize,
+    pub max_output_bytes: usize,
+}
+
+/// Where a cell stands after the host drove it as far as it can.
+#[derive(Debug)]
+pub enum CellOutcome {
+    /// The cell's promise resolved; the value is JSON text.
+    Completed(Box<RawValue>),
+    Failed(ErrorCode, String),
+    /// The promise is pending and no job is runnable.
+    Pending,
+}
+
+/// The intrinsics a cell gets: the standard library minus `Performance` (a timer)
+/// and `DOMException`.
+type Intrinsics = (
+    intrinsic::Date,
+    intrinsic::Eval,
+    intrinsic::RegExpCompiler,
+    intrinsic::RegExp,
+    intrinsic::Json,
+    intrinsic::Proxy,
+    intrinsic::MapSet,
+    intrinsic::TypedArrays,
+    intrinsic::Promise,
+    intrinsic::WeakRef,
+);
+
+pub struct Vm {
+    // Persistent handles are released in `Drop`, before the context and runtime.
+    promise: Option<Persistent<Promise<'static>>>,
+    context: Context,
+    runtime: Runtime,
+    meter: Arc<Meter>,
+    shared: Shared,
+}
+
+// SAFETY: a `Vm` owns its QuickJS runtime and every handle into it (the runtime's
+// reference-counted internals never leave this struct), and it is only ever used
+// by one thread at a time: it moves between threads as one unit. QuickJS has no
+// thread affinity beyond the stack top, which rquickjs refreshes on every
+// `Context::with`.
+unsafe impl Send for Vm {}
+
+impl Vm {
+    pub fn new(limits: VmLimits, control: Arc<Control>) -> rquickjs::Result<Self> {
+        let meter = Meter::new(limits.memory_bytes);
+        let runtime = Runtime::new_with_alloc(CountingAllocator::new(meter.clone()))?;
+        runtime.set_max_stack_size(limits.stack_bytes);
+        {
+            let (control, meter) = (control.clone(), meter.clone());
+            runtime.set_interrupt_handler(Some(Box::new(move || {
+                if meter.exhausted() {
+                    control.stop(Stop::Memory);
+                }
+                control.should_interrupt()
+            })));
+        }
+        let context = Context::custom::<Intrinsics>(&runtime)?;
+        let shared = Shared {
+            control,
+            output: Arc::new(Mutex::new(OutputLog::new(limits.max_output_bytes))),
+            tag: Arc::new(Mutex::new(None)),
+        };
+        context.with(|ctx| -> rquickjs::Result<()> {
+            let object: Object = ctx.globals().get("Object")?;
+            let prototype: Object = object.get("prototype")?;
+            let to_string: Function = prototype.get("toString")?;
+            *shared.tag.lock() = Some(Persistent::save(&ctx, to_string));
+            prelude::install(&ctx, &shared)
+        })?;
+        Ok(Self {
+            promise: None,
+            context,
+            runtime,
+            meter,
+            shared,
+        })
+    }
+
+    pub fn control(&self) -> &Arc<Control> {
+        &self.shared.control
+    }
+
+    pub fn output(&self) -> &Arc<Mutex<OutputLog>> {
+        &self.shared.output
+    }
+
+    /// Bytes of QuickJS heap this VM holds.
+    pub fn heap_bytes(&self) -> usize {
+        self.meter.used()
+    }
+
+    /// Output items produced since the previous result.
+    pub fn take_output(&self) -> Vec<Output> {
+        self.shared.output.lock().take_new()
+    }
+
+    /// Evaluates the prepared script (the deadline must already be armed) and
+    /// drives it until it settles or waits.
+    pub fn start(&mut self, script: &str) -> CellOutcome {
+        let started = self.context.with(|ctx| {
+            let mut options = EvalOptions::default();
+            options.global = true;
+            options.strict = false;
+            options.backtrace_barrier = true;
+            options.filename = Some(CELL_FILE.to_owned());
+            match ctx
+                .eval_with_options::<Value, _>(script, options)
+                .catch(&ctx)
+            {
+                Ok(value) => match value.into_promise() {
+                    Some(promise) => Ok(Persistent::save(&ctx, promise)),
+                    None => Err(CellOutcome::Failed(
+                        ErrorCode::InternalError,
+                        "cell did not produce a promise".into(),
+                    )),
+                },
+                Err(error) => Err(self.failure(&ctx, error)),
+            }
+        });
+        match started {
+            Ok(promise) => {
+                self.promise = Some(promise);
+                self.drive()
+            }
+            Err(outcome) => self.stop_reason().unwrap_or(outcome),
+        }
+    }
+
+    /// Runs every runnable job, then reports the cell's state.
+    pub fn drive(&mut self) -> CellOutcome {
+        loop {
+            match self.runtime.execute_pending_job() {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(_) if self.stopped() => break,
+                Err(_) => {}
+            }
+            if self.stopped() {
+                break;
+            }
+        }
+        if let Some(outcome) = self.stop_reason() {
+            return outcome;
+        }
+        let Some(promise) = self.promise.clone() else {
+            return CellOutcome::Failed(ErrorCode::InternalError, "cell was not started".into());
+        };
+        let outcome = self.context.with(|ctx| {
+            let promise = match promise.restore(&ctx) {
+                Ok(promise) => promise,
+                Err(error) => return self.failure(&ctx, CaughtError::Error(error)),
+            };
+            match promise.state() {
+                PromiseState::Pending => CellOutcome::Pending,
+                PromiseState::Resolved => {
+                    let value: Value = promise
+                        .result()
+                        .and_then(Result::ok)
+                        .unwrap_or_else(|| Value::new_null(ctx.clone()));
+                    self.final_value(&ctx, value)
+                }
+                PromiseState::Rejected => {
+                    let reason = match promise.result::<Value>() {
+                        Some(Err(rquickjs::Error::Exception)) => ctx.catch(),
+                        Some(Ok(value)) => value,
+                        _ => Value::new_undefined(ctx.clone()),
+                    };
+                    CellOutcome::Failed(ErrorCode::InternalError, errors::describe(&ctx, &reason))
+                }
+            }
+        });
+        self.stop_reason().unwrap_or(outcome)
+    }
+
+    fn final_value<'js>(&self, ctx: &Ctx<'js>, value: Value<'js>) -> CellOutcome {
+        if self.shared.output.lock().exceeded() {
+            return stop_outcome(Stop::Output);
+        }
+        let limit = self.shared.output.lock().max_bytes();
+        let tag = match self.shared.tag(ctx) {
+            Ok(tag) => tag,
+            Err(error) => return self.failure(ctx, CaughtError::Error(error)),
+        };
+        match to_json(ctx, &tag, &self.shared.control, value, limit) {
+            Ok(json) => CellOutcome::Completed(
+                RawValue::from_string(json).expect("the converter emits valid JSON"),
+            ),
+            Err(ConvertError::TooLarge) => stop_outcome(Stop::Output),
+            Err(ConvertError::Stopped) => self
+                .stop_reason()
+                .unwrap_or_else(|| stop_outcome(Stop::Timeout)),
+        }
+    }
+
+    fn failure(&self, ctx: &Ctx<'_>, error: CaughtError<'_>) -> CellOutcome {
+        let message = match error {
+            CaughtError::Exception(exception) => errors::describe(ctx, &exception.into_value()),
+            CaughtError::Value(value) => errors::describe(ctx, &value),
+            CaughtError::Error(error) => error.to_string(),
+        };
+        CellOutcome::Failed(ErrorCode::InternalError, message)
+    }
+
+    fn stopped(&self) -> bool {
+        self.meter.exhausted() || self.shared.control.stopped().is_some()
+    }
+
+    /// The outcome forced by a stop reason, if any. Memory exhaustion wins even
+    /// when the guest caught the error: it cannot continue past it.
+    fn stop_reason(&self) -> Option<CellOutcome> {
+        if self.meter.exhausted() {
+            self.shared.control.stop(Stop::Memory);
+            return Some(stop_outcome(Stop::Memory));
+        }
+        if self.shared.output.lock().exceeded() {
+            self.shared.control.stop(Stop::Output);
+        }
+        self.shared.control.stopped().map(stop_outcome)
+    }
+}
+
+impl Drop for Vm {
+    fn drop(&mut self) {
+        // Every handle into the heap goes before the context and runtime free it.
+        self.promise = None;
+        self.shared.tag.lock().take();
+        let _ = &self.runtime;
+    }
+}
+
+fn stop_outcome(stop: Stop) -> CellOutcome {
+    let (code, message) = stop.error();
+    CellOutcome::Failed(code, message.to_owned())
+}

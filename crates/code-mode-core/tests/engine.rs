@@ -1,0 +1,240 @@
+//! The engine end to end in Rust: cells through the worker pool.
+
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Instant;
+
+use code_mode_core::config::{CodeModeConfig, Language};
+use code_mode_core::input::ExecInput;
+use code_mode_core::runs::{Engine, ExecRequest};
+use code_mode_core::sandbox::Control;
+use serde_json::Value;
+
+fn exec_with(engine: &Engine, config: CodeModeConfig, code: &str, language: Language) -> Value {
+    let (tx, rx) = mpsc::channel();
+    let request = ExecRequest {
+        input: ExecInput {
+            code: code.to_owned(),
+            language,
+            restart_safe: false,
+        },
+        config: Arc::new(config),
+        started: Instant::now(),
+    };
+    engine.exec(
+        request,
+        Arc::new(Control::default()),
+        Box::new(move |result| tx.send(result.to_json()).unwrap()),
+    );
+    serde_json::from_str(&rx.recv().unwrap()).unwrap()
+}
+
+fn exec(code: &str) -> Value {
+    let engine = Engine::new(1).unwrap();
+    exec_with(
+        &engine,
+        CodeModeConfig::default(),
+        code,
+        Language::Javascript,
+    )
+}
+
+#[test]
+fn returns_values_and_output() {
+    let result = exec("console.log('a', 1, {b: 2}); text({x: 1}); json([1n, NaN]); return 1 + 1");
+    assert_eq!(result["status"], "completed", "{result}");
+    assert_eq!(result["value"], 2);
+    assert_eq!(
+        result["output"],
+        serde_json::json!([
+            {"type": "text", "text": "a 1 {\"b\":2}"},
+            {"type": "text", "text": "{\"x\":1}"},
+            {"type": "json", "value": ["1", null]}
+        ])
+    );
+}
+
+#[test]
+fn json_safe_edge_cases() {
+    let result = exec(
+        r#"
+        const cyc = {name: 'c'}; cyc.self = cyc;
+        const shared = {s: 1};
+        const bad = {toJSON() { throw new Error('no') }};
+        class Tagged { get [Symbol.toStringTag]() { return 'T' } toJSON() { throw 1 } }
+        return {
+          d: new Date(0), m: new Map([[1, 2]]), s: new Set([1]), f() {}, u: undefined,
+          arr: [undefined, () => 1, Symbol('x'), NaN, Infinity, -0, 1.5, 2 ** 60],
+          big: 10n ** 30n, err: new TypeError('bad'), cyc, pair: [shared, shared],
+          bad, tagged: new Tagged(), nested: {deep: {er: new RangeError('r')}},
+        };
+    "#,
+    );
+    assert_eq!(result["status"], "completed", "{result}");
+    let v = &result["value"];
+    assert_eq!(v["d"], "1970-01-01T00:00:00.000Z");
+    assert_eq!(v["m"], serde_json::json!({}));
+    assert_eq!(v["s"], serde_json::json!({}));
+    assert!(v.get("f").is_none() && v.get("u").is_none());
+    assert_eq!(
+        v["arr"],
+        serde_json::json!([null, null, null, null, null, 0, 1.5, 1152921504606846976.0])
+    );
+    assert_eq!(v["big"], "1000000000000000000000000000000");
+    assert_eq!(
+        v["err"],
+        serde_json::json!({"name": "TypeError", "message": "bad"})
+    );
+    assert_eq!(
+        v["cyc"],
+        serde_json::json!({"name": "c", "self": "[Circular]"})
+    );
+    assert_eq!(v["pair"], serde_json::json!([{"s": 1}, {"s": 1}]));
+    assert_eq!(v["bad"], "[object Object]");
+    assert_eq!(v["tagged"], "[object T]");
+    assert_eq!(v["nested"]["deep"]["er"]["name"], "RangeError");
+}
+
+#[test]
+fn top_level_oddities_become_null() {
+    for code in [
+        "return undefined",
+        "return () => 1",
+        "return Symbol('x')",
+        "1 + 1",
+    ] {
+        let result = exec(code);
+        assert_eq!(result["status"], "completed");
+        assert_eq!(result["value"], Value::Null, "{code}");
+    }
+}
+
+#[test]
+fn uncaught_errors_name_message_and_location() {
+    let result = exec("const a = 1;\n  nope + a;");
+    assert_eq!(result["code"], "internal_error");
+    assert_eq!(
+        result["error"],
+        "ReferenceError: nope is not defined at line 2:3"
+    );
+    let result = exec("await null;\nthrow new TypeError('bad thing')");
+    assert_eq!(result["error"], "TypeError: bad thing at line 2:11");
+    let result = exec("throw new Error('interrupted')");
+    assert_eq!(result["code"], "internal_error");
+    assert_eq!(result["error"], "Error: interrupted at line 1:11");
+}
+
+#[test]
+fn loops_time_out_even_after_await() {
+    let engine = Engine::new(1).unwrap();
+    let config = CodeModeConfig {
+        timeout_ms: 200,
+        ..Default::default()
+    };
+    for code in [
+        "for(;;){}",
+        "await null; for(;;){}",
+        "await Promise.resolve(); while(true){ try { for(;;){} } catch {} }",
+    ] {
+        let started = Instant::now();
+        let result = exec_with(&engine, config.clone(), code, Language::Javascript);
+        assert_eq!(result["code"], "timeout", "{code}: {result}");
+        assert_eq!(result["error"], "code mode timeout exceeded.");
+        assert!(started.elapsed().as_millis() < 5000);
+    }
+}
+
+#[test]
+fn memory_bomb_fails_and_the_next_cell_runs() {
+    let engine = Engine::new(1).unwrap();
+    let config = CodeModeConfig {
+        memory_limit_bytes: 8 * 1024 * 1024,
+        ..Default::default()
+    };
+    for code in [
+        "const a = []; for(;;) a.push({x: a.length});",
+        "let s = 'x'; try { for(;;) { s += s; s.indexOf('y') } } catch (e) {} return 1",
+        "try { new ArrayBuffer(1e9) } catch (e) {} return 2",
+    ] {
+        let result = exec_with(&engine, config.clone(), code, Language::Javascript);
+        assert_eq!(
+            result["error"], "code mode memory limit exceeded.",
+            "{code}: {result}"
+        );
+        assert_eq!(result["code"], "internal_error");
+    }
+    let result = exec_with(&engine, config, "return 'ok'", Language::Javascript);
+    assert_eq!(result["value"], "ok");
+}
+
+#[test]
+fn deep_recursion_is_a_range_error() {
+    let result = exec("function f(n) { return f(n + 1) + 1 } return f(0)");
+    assert_eq!(result["code"], "internal_error");
+    assert!(
+        result["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("RangeError: "),
+        "{result}"
+    );
+    let caught =
+        exec("function f(n) { return f(n + 1) + 1 } try { f(0) } catch (e) { return e.name }");
+    assert_eq!(caught["value"], "RangeError");
+}
+
+#[test]
+fn typescript_cells_run_and_locate_errors() {
+    let engine = Engine::new(1).unwrap();
+    let ts = "interface P { n: number }\nconst p = {n: 2} as P;\nfunction id<T>(x: T): T { return x }\nreturn id<number>(p.n) * 21";
+    let result = exec_with(&engine, CodeModeConfig::default(), ts, Language::Typescript);
+    assert_eq!(result["value"], 42, "{result}");
+    let ts = "type T = { a: string };\nconst x: T = { a: 'b' };\n      missing(x);";
+    let result = exec_with(&engine, CodeModeConfig::default(), ts, Language::Typescript);
+    assert_eq!(
+        result["error"],
+        "ReferenceError: missing is not defined at line 3:7"
+    );
+}
+
+#[test]
+fn output_limits() {
+    let engine = Engine::new(1).unwrap();
+    let config = CodeModeConfig {
+        max_output_bytes: 2048,
+        ..Default::default()
+    };
+    let result = exec_with(
+        &engine,
+        config.clone(),
+        "for (let i = 0; ; i++) text('line ' + i)",
+        Language::Javascript,
+    );
+    assert_eq!(result["code"], "output_limit_exceeded", "{result}");
+    let kept = result["output"].as_array().unwrap();
+    assert!(!kept.is_empty() && serde_json::to_string(kept).unwrap().len() <= 2048);
+    let result = exec_with(
+        &engine,
+        config,
+        "return 'x'.repeat(5000)",
+        Language::Javascript,
+    );
+    assert_eq!(result["code"], "output_limit_exceeded");
+}
+
+#[test]
+fn guest_cannot_reach_host_or_forbidden_globals() {
+    let result = exec(
+        "return [typeof require, typeof process, typeof SharedArrayBuffer, typeof Atomics, typeof WebAssembly, typeof setTimeout, typeof performance]",
+    );
+    assert_eq!(
+        result["value"],
+        serde_json::json!(vec!["undefined"; 7]),
+        "{result}"
+    );
+    let result = exec("text = 1; console.log = null; return [typeof text, typeof console.log, Object.isFrozen(console)]");
+    assert_eq!(
+        result["value"],
+        serde_json::json!(["function", "function", true])
+    );
+}
