@@ -2,6 +2,8 @@
 //! as a read-only, non-configurable global, so guest code can shadow nothing the
 //! host depends on.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -24,13 +26,13 @@ use crate::result::Output;
 pub struct Shared {
     pub control: Arc<Control>,
     pub output: Arc<Mutex<OutputLog>>,
-    pub tag: Arc<Mutex<Option<Persistent<Function<'static>>>>>,
+    pub tag: Rc<RefCell<Option<Persistent<Function<'static>>>>>,
 }
 
 impl Shared {
     /// The `Object.prototype.toString` captured before the guest ran.
     pub fn tag<'js>(&self, ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
-        let saved = self.tag.lock().clone().ok_or(rquickjs::Error::Unknown)?;
+        let saved = self.tag.borrow().clone().ok_or(rquickjs::Error::Unknown)?;
         saved.restore(ctx)
     }
 }

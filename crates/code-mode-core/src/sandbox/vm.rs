@@ -1,5 +1,7 @@
 //! A QuickJS runtime + context with the cell's limits, evaluation and outcome.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -87,13 +89,13 @@ impl Vm {
         let shared = Shared {
             control,
             output: Arc::new(Mutex::new(OutputLog::new(limits.max_output_bytes))),
-            tag: Arc::new(Mutex::new(None)),
+            tag: Rc::new(RefCell::new(None)),
         };
         context.with(|ctx| -> rquickjs::Result<()> {
             let object: Object = ctx.globals().get("Object")?;
             let prototype: Object = object.get("prototype")?;
             let to_string: Function = prototype.get("toString")?;
-            *shared.tag.lock() = Some(Persistent::save(&ctx, to_string));
+            *shared.tag.borrow_mut() = Some(Persistent::save(&ctx, to_string));
             prelude::install(&ctx, &shared)
         })?;
         Ok(Self {
@@ -252,7 +254,7 @@ impl Drop for Vm {
     fn drop(&mut self) {
         // Every handle into the heap goes before the context and runtime free it.
         self.promise = None;
-        self.shared.tag.lock().take();
+        self.shared.tag.borrow_mut().take();
         let _ = &self.runtime;
     }
 }

@@ -39,9 +39,11 @@ pub(super) fn strip(wrapped: String) -> Result<String, SourceError> {
     })
 }
 
-type Diagnostics = Arc<Mutex<Vec<(String, Option<usize>)>>>;
+/// Diagnostic messages with their byte offset into the wrapped source.
+type Collected = Vec<(String, Option<usize>)>;
+type Diagnostics = Arc<Mutex<Collected>>;
 
-fn operate(source: String, mode: Mode) -> Result<String, (TsError, Vec<(String, Option<usize>)>)> {
+fn operate(source: String, mode: Mode) -> Result<String, (TsError, Collected)> {
     let cm: Lrc<SourceMap> = Default::default();
     let diagnostics: Diagnostics = Default::default();
     let handler = Handler::with_emitter(
