@@ -1,1 +1,11 @@
+//! The napi binding: JavaScript shapes in, core types through, results out.
+//! Guest code never runs here; everything heavy happens on the core's workers.
 
+mod code_mode;
+mod config;
+mod js;
+mod surface;
+
+pub use code_mode::{create_code_mode, CodeMode};
+pub use config::resolve_code_mode_config;
+pub use surface::CodeModeRunSurface;

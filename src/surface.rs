@@ -1,0 +1,160 @@
+//! `CodeModeRunSurface`: one agent run's exec (and, later, wait).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use code_mode_core::config::CodeModeConfig as CoreConfig;
+use code_mode_core::input::RawExecInput;
+use code_mode_core::messages;
+use code_mode_core::result::{ErrorCode, RunResult};
+use code_mode_core::runs::{Engine, ExecRequest};
+use code_mode_core::sandbox::{Control, Stop};
+use napi::bindgen_prelude::{FnArgs, Function, JsObjectValue, Object, ToNapiValue, Unknown};
+use napi::{sys, Env, Error, JsValue, Result, ValueType};
+use napi_derive::napi;
+
+use crate::js::{field, parse_json};
+
+pub struct SurfacePlan {
+    pub active: bool,
+    pub has_executor: bool,
+    pub config: Arc<CoreConfig>,
+}
+
+/// The model-facing surface of one agent run.
+#[napi]
+pub struct CodeModeRunSurface {
+    engine: Arc<Engine>,
+    plan: SurfacePlan,
+}
+
+impl CodeModeRunSurface {
+    pub fn new(engine: Arc<Engine>, plan: SurfacePlan) -> Self {
+        Self { engine, plan }
+    }
+}
+
+/// A result's JSON text, turned into a JavaScript object on the JS thread.
+struct JsonText(String);
+
+impl ToNapiValue for JsonText {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
+        let env = Env::from_raw(env);
+        Ok(parse_json(&env, &val.0)?.raw())
+    }
+}
+
+#[napi]
+impl CodeModeRunSurface {
+    /// Whether code mode applies to this run.
+    #[napi(getter)]
+    pub fn active(&self) -> bool {
+        self.plan.active
+    }
+
+    /// Runs one cell. Resolves to a `CodeModeResult`; never rejects for anything
+    /// the model caused.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "input: unknown, call?: { toolCallId?: string; signal?: AbortSignal }",
+        ts_return_type = "Promise<CodeModeResult>"
+    )]
+    pub fn exec<'env>(
+        &self,
+        env: &'env Env,
+        input: Unknown,
+        call: Option<Object>,
+    ) -> Result<Object<'env>> {
+        let started = Instant::now();
+        if !self.plan.active {
+            return Err(Error::from_reason("code mode is not active for this run."));
+        }
+        if !self.plan.has_executor {
+            return Err(Error::from_reason(
+                "RunContext.executeTool must be a function.",
+            ));
+        }
+        let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
+        let settle = move |result: RunResult| {
+            let json = result.to_json();
+            deferred.resolve(move |_| Ok(JsonText(json)));
+        };
+        let raw = match read_input(&input)? {
+            Some(raw) => raw,
+            None => {
+                settle(RunResult::failed(
+                    ErrorCode::InvalidInput,
+                    messages::CODE_REQUIRED,
+                ));
+                return Ok(promise);
+            }
+        };
+        let input = match raw.validate(&self.plan.config) {
+            Ok(input) => input,
+            Err(message) => {
+                settle(RunResult::failed(ErrorCode::InvalidInput, message));
+                return Ok(promise);
+            }
+        };
+        let control = Arc::new(Control::default());
+        if let Some(call) = call {
+            watch_signal(env, &call, &control)?;
+        }
+        let request = ExecRequest {
+            input,
+            config: self.plan.config.clone(),
+            started,
+        };
+        self.engine.exec(request, control, Box::new(settle));
+        Ok(promise)
+    }
+}
+
+fn read_input(input: &Unknown) -> Result<Option<RawExecInput>> {
+    if input.get_type()? != ValueType::Object {
+        return Ok(None);
+    }
+    // SAFETY: the type was checked just above.
+    let object: Object = unsafe { input.cast()? };
+    Ok(Some(RawExecInput {
+        code: field(&object, "code")?,
+        command: field(&object, "command")?,
+        language: field(&object, "language")?,
+        restart_safe: field(&object, "restartSafe")?,
+    }))
+}
+
+/// An already-aborted signal stops the cell before it runs; a later abort stops
+/// it where it is.
+fn watch_signal(env: &Env, call: &Object, control: &Arc<Control>) -> Result<()> {
+    let signal: Unknown = call.get_named_property("signal")?;
+    if signal.get_type()? != ValueType::Object {
+        return Ok(());
+    }
+    // SAFETY: the type was checked just above.
+    let signal: Object = unsafe { signal.cast()? };
+    if matches!(
+        field(&signal, "aborted")?,
+        code_mode_core::input::Field::Bool(true)
+    ) {
+        control.stop(Stop::Aborted);
+        return Ok(());
+    }
+    let add: Unknown = signal.get_named_property("addEventListener")?;
+    if add.get_type()? != ValueType::Function {
+        return Ok(());
+    }
+    // SAFETY: the type was checked just above.
+    let add: Function<FnArgs<(&str, Function<(), ()>, Object)>, Unknown> = unsafe { add.cast()? };
+    let watched = Arc::downgrade(control);
+    let listener = env.create_function_from_closure("onCodeModeAbort", move |_| {
+        if let Some(control) = watched.upgrade() {
+            control.stop(Stop::Aborted);
+        }
+        Ok(())
+    })?;
+    let mut options = Object::new(env)?;
+    options.set_named_property("once", true)?;
+    add.apply(signal, FnArgs::from(("abort", listener, options)))?;
+    Ok(())
+}
