@@ -124,6 +124,10 @@ fn read_input(input: &Unknown) -> Result<Option<RawExecInput>> {
     }))
 }
 
+/// `signal.addEventListener(type, listener, options)`.
+type AddEventListener<'a> =
+    Function<'a, FnArgs<(&'a str, Function<'a, (), ()>, Object<'a>)>, Unknown<'a>>;
+
 /// An already-aborted signal stops the cell before it runs; a later abort stops
 /// it where it is.
 fn watch_signal(env: &Env, call: &Object, control: &Arc<Control>) -> Result<()> {
@@ -145,7 +149,7 @@ fn watch_signal(env: &Env, call: &Object, control: &Arc<Control>) -> Result<()> 
         return Ok(());
     }
     // SAFETY: the type was checked just above.
-    let add: Function<FnArgs<(&str, Function<(), ()>, Object)>, Unknown> = unsafe { add.cast()? };
+    let add: AddEventListener = unsafe { add.cast()? };
     let watched = Arc::downgrade(control);
     let listener = env.create_function_from_closure("onCodeModeAbort", move |_| {
         if let Some(control) = watched.upgrade() {

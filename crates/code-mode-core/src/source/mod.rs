@@ -67,6 +67,8 @@ pub fn prepare(code: &str, language: Language) -> Result<PreparedSource, SourceE
         Ok(()) => {}
         Err(screen::Refusal::ModuleAccess) => return Err(SourceError::ModuleAccess),
         Err(screen::Refusal::Syntax { message, offset }) => {
+            // An error at the wrapper's closing line is an error at the end of the cell.
+            let offset = offset.min(WRAP_OPEN.len() + code.len());
             let location = Location::of_wrapped(&wrapped, offset);
             return Err(if typescript {
                 SourceError::TypeScript(format!("{message} at {location}"))

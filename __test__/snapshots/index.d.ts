@@ -1,0 +1,158 @@
+/* Hand-written shapes of the public API that cross as plain JavaScript objects.
+ * The classes and functions below them are generated from the Rust `///` docs. */
+
+export interface EffectiveTool {
+  name: string
+  label?: string
+  description: string
+  /** JSON Schema of the input. */
+  parameters?: unknown
+  source: 'openclaw' | 'mcp' | 'client'
+  /** Plugin id, MCP server name or client app; omitted for core tools. */
+  sourceName?: string
+  /** Stays model-visible, never in the catalog. */
+  directOnly?: boolean
+  /** May run in restartSafe cells. */
+  replaySafe?: boolean
+  mcp?: {
+    server: string
+    tool: string
+    operation?: 'tool' | 'resources_list' | 'resources_read' | 'prompts_list' | 'prompts_get'
+  }
+}
+
+export interface NestedToolCall {
+  /** Catalog id, e.g. "openclaw:core:read". */
+  id: string
+  name: string
+  source: string
+  sourceName?: string
+  /** JSON-safe input. */
+  input: unknown
+  /** Unique nested call id. */
+  toolCallId: string
+  /** The exec/wait call that made it. */
+  parentToolCallId?: string
+  codeModeRunId?: string
+  /** Aborted when the exec/wait is aborted or the run is dropped. */
+  signal: AbortSignal
+}
+
+export interface CodeModeEvent {
+  type: string
+  [key: string]: unknown
+}
+
+export interface RunContext {
+  /** Agent run id (scope of parked runs). */
+  runId: string
+  sessionId?: string
+  sessionKey?: string
+  agentId?: string
+  /** Effective tools after policy, in gateway order. */
+  tools: EffectiveTool[]
+  /** A run that intentionally has no tools. */
+  disableTools?: boolean
+  /** Per-agent tools.codeMode, shallow-merged over the global one. */
+  agentConfig?: unknown
+  /** The gateway's normal tool path. */
+  executeTool(call: NestedToolCall): Promise<unknown>
+  /** Trajectory + diagnostics. */
+  onEvent?(event: CodeModeEvent): void
+  /** Passed to namespace createScope(ctx) as ctx.config. */
+  scopeContext?: Record<string, unknown>
+}
+
+export type Output = { type: 'text'; text: string } | { type: 'json'; value: unknown }
+
+export interface Telemetry {
+  catalogSize: number
+  sources: { openclaw: number; mcp: number; client: number }
+  searchCount: number
+  describeCount: number
+  callCount: number
+  visibleTools: number
+}
+
+export type ErrorCode =
+  | 'invalid_input'
+  | 'runtime_unavailable'
+  | 'timeout'
+  | 'output_limit_exceeded'
+  | 'snapshot_limit_exceeded'
+  | 'internal_error'
+  | 'aborted'
+
+export type CodeModeResult =
+  | { status: 'completed'; value: unknown; output: Output[]; replaySafe: boolean; telemetry: Telemetry }
+  | {
+      status: 'waiting'
+      runId: string
+      reason: 'pending_tools' | 'yield'
+      pendingToolCalls: { id: string; method: string; toolId?: string }[]
+      snapshotBytes: number
+      output: Output[]
+      replaySafe: boolean
+      telemetry: Telemetry
+    }
+  | { status: 'failed'; error: string; code: ErrorCode; output: Output[]; replaySafe: boolean; telemetry: Telemetry }
+
+/**
+ * Which binding artifact the generated loader actually loaded: `'native'` for
+ * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
+ * flavor napi-rs can build is listed, because `NAPI_RS_NATIVE_LIBRARY_PATH`
+ * can point the loader at a WASI artifact this package does not build itself.
+ */
+export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
+
+/** One code-mode runtime: its configuration, worker threads and parked runs. */
+export declare class CodeMode {
+  /** The resolved global configuration. */
+  get config(): CodeModeConfig
+  /** Plans the model-facing surface of one agent run and binds its executor. */
+  prepareRun(ctx: RunContext): CodeModeRunSurface
+  /** Suspended runs held now (diagnostics). */
+  suspendedRunCount(): number
+  /**
+   * Drops every parked run and stops the workers (gateway shutdown). Cells in
+   * progress settle promptly with `runtime_unavailable`.
+   */
+  close(): Promise<void>
+}
+
+/** The model-facing surface of one agent run. */
+export declare class CodeModeRunSurface {
+  /** Whether code mode applies to this run. */
+  get active(): boolean
+  /**
+   * Runs one cell. Resolves to a `CodeModeResult`; never rejects for anything
+   * the model caused.
+   */
+  exec(input: unknown, call?: { toolCallId?: string; signal?: AbortSignal }): Promise<CodeModeResult>
+}
+
+/** The resolved `tools.codeMode` configuration: every field present and in range. */
+export interface CodeModeConfig {
+  enabled: boolean
+  timeoutMs: number
+  memoryLimitBytes: number
+  maxOutputBytes: number
+  maxSnapshotBytes: number
+  maxPendingToolCalls: number
+  snapshotTtlSeconds: number
+  searchDefaultLimit: number
+  maxSearchLimit: number
+  languages: Array<'javascript' | 'typescript'>
+}
+
+/**
+ * Creates a code-mode runtime. `config` is the raw global `tools.codeMode` value;
+ * `workerThreads` defaults to the number of cores (1..16).
+ */
+export declare function createCodeMode(options?: { config?: unknown; workerThreads?: number }): CodeMode
+
+/**
+ * Resolves raw `tools.codeMode` values (a boolean or an object each): the agent's
+ * value is shallow-merged over the global one, then defaults and clamps apply.
+ */
+export declare function resolveCodeModeConfig(global?: unknown, agent?: unknown): CodeModeConfig

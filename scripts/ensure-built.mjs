@@ -1,0 +1,14 @@
+// Makes a fresh clone runnable: installs the npm dev dependencies when they are
+// missing, then builds the addon with the fast no-LTO `ci` profile (a no-op
+// rebuild takes about a second).
+import { execSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const run = (command) => execSync(command, { cwd: root, stdio: 'inherit' })
+
+if (!existsSync(new URL('../node_modules/@napi-rs/cli', import.meta.url))) {
+  run(existsSync(new URL('../package-lock.json', import.meta.url)) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund')
+}
+run('npm run --silent build')
