@@ -12,7 +12,6 @@ pub const OUTPUT_LIMIT: &str = "code mode output limit exceeded.";
 pub const CLOSED: &str = "code mode is closed.";
 pub const ABORTED: &str = "code mode run was aborted.";
 pub const PENDING_WITHOUT_HOST_WORK: &str = "code mode promise is pending without host work.";
-pub const INPUT_NOT_OBJECT: &str = "code mode input must be an object.";
 
 /// `code mode <language> input is disabled.`
 pub fn language_disabled(language: &str) -> String {

@@ -137,29 +137,6 @@ impl RunResult {
         }
     }
 
-    pub fn set_telemetry(&mut self, value: Telemetry) {
-        match self {
-            RunResult::Completed { telemetry, .. }
-            | RunResult::Waiting { telemetry, .. }
-            | RunResult::Failed { telemetry, .. } => *telemetry = value,
-        }
-    }
-
-    pub fn status(&self) -> &'static str {
-        match self {
-            RunResult::Completed { .. } => "completed",
-            RunResult::Waiting { .. } => "waiting",
-            RunResult::Failed { .. } => "failed",
-        }
-    }
-
-    pub fn error_code(&self) -> Option<ErrorCode> {
-        match self {
-            RunResult::Failed { code, .. } => Some(*code),
-            _ => None,
-        }
-    }
-
     /// The JSON text handed to JavaScript.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("a result always serializes")

@@ -11,8 +11,6 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-pub use pool::WORKER_STACK_BYTES;
-
 use crate::config::CodeModeConfig;
 use crate::input::ExecInput;
 use crate::messages;

@@ -107,19 +107,6 @@ impl Vm {
         })
     }
 
-    pub fn control(&self) -> &Arc<Control> {
-        &self.shared.control
-    }
-
-    pub fn output(&self) -> &Arc<Mutex<OutputLog>> {
-        &self.shared.output
-    }
-
-    /// Bytes of QuickJS heap this VM holds.
-    pub fn heap_bytes(&self) -> usize {
-        self.meter.used()
-    }
-
     /// Output items produced since the previous result.
     pub fn take_output(&self) -> Vec<Output> {
         self.shared.output.lock().take_new()
@@ -255,7 +242,6 @@ impl Drop for Vm {
         // Every handle into the heap goes before the context and runtime free it.
         self.promise = None;
         self.shared.tag.borrow_mut().take();
-        let _ = &self.runtime;
     }
 }
 
