@@ -145,6 +145,18 @@ export interface CodeModeConfig {
   languages: Array<'javascript' | 'typescript'>
 }
 
+/** Process-wide diagnostics of the addon. */
+export declare function codeModeDiagnostics(): CodeModeDiagnostics
+
+/** What the addon has loaded or started in this process. */
+export interface CodeModeDiagnostics {
+  /**
+   * Whether the TypeScript machinery (swc) has been initialised. A process
+   * that only runs JavaScript cells never initialises it.
+   */
+  typescriptInitialized: boolean
+}
+
 /**
  * Creates a code-mode runtime. `config` is the raw global `tools.codeMode` value;
  * `workerThreads` defaults to the number of cores (1..16).

@@ -837,5 +837,6 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.CodeMode = nativeBinding.CodeMode
 module.exports.CodeModeRunSurface = nativeBinding.CodeModeRunSurface
+module.exports.codeModeDiagnostics = nativeBinding.codeModeDiagnostics
 module.exports.createCodeMode = nativeBinding.createCodeMode
 module.exports.resolveCodeModeConfig = nativeBinding.resolveCodeModeConfig

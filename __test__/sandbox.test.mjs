@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { after, describe, test } from 'node:test'
 
 import { surface } from './helpers.mjs'
@@ -141,6 +142,24 @@ describe('TypeScript', () => {
     assert.equal(result.status, 'completed', result.error)
     assert.deepEqual(result.value, { first: 'a', partial: {}, color: 'red' })
   })
+  test('a JavaScript-only process never initialises TypeScript', () => {
+    const script = `
+      const b = require(${JSON.stringify(new URL('../index.js', import.meta.url).pathname)})
+      const cm = b.createCodeMode({ config: { enabled: true } })
+      const run = cm.prepareRun({ runId: 'r', tools: [{ name: 'read', description: '', source: 'openclaw' }], executeTool: async () => null })
+      ;(async () => {
+        const js = await run.exec({ code: 'const x: number = 1; return typeof x' })
+        const plain = await run.exec({ code: 'return 40 + 2', language: 'javascript' })
+        const before = b.codeModeDiagnostics().typescriptInitialized
+        const ts = await run.exec({ code: 'const x: number = 1; return x', language: 'typescript' })
+        console.log(JSON.stringify({ js: js.status, plain: plain.value, before, ts: ts.value, after: b.codeModeDiagnostics().typescriptInitialized }))
+        await cm.close()
+      })()`
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+    assert.equal(child.status, 0, child.stderr)
+    assert.deepEqual(JSON.parse(child.stdout), { js: 'failed', plain: 42, before: false, ts: 1, after: true })
+  })
+
   test('a TypeScript syntax error is invalid_input with its location', async () => {
     const result = await exec({ language: 'typescript', code: 'const a: number = 1\nconst b = (' })
     assert.equal(result.code, 'invalid_input')

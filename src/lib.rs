@@ -3,9 +3,11 @@
 
 mod code_mode;
 mod config;
+mod diagnostics;
 mod js;
 mod surface;
 
 pub use code_mode::{create_code_mode, CodeMode};
 pub use config::resolve_code_mode_config;
+pub use diagnostics::{code_mode_diagnostics, CodeModeDiagnostics};
 pub use surface::CodeModeRunSurface;

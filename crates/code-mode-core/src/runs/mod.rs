@@ -42,7 +42,7 @@ pub struct Engine {
 impl Engine {
     pub fn new(workers: usize) -> std::io::Result<Self> {
         Ok(Self {
-            pool: Pool::new(workers)?,
+            pool: Pool::new(workers, cell::refill_spare)?,
             closed: AtomicBool::new(false),
             live: Mutex::new(Vec::new()),
         })
@@ -77,11 +77,17 @@ impl Engine {
             if !on_worker {
                 return done(cell::stopped_result(Stop::Closed));
             }
-            let result = catch_unwind(AssertUnwindSafe(|| cell::run(request, &control)))
+            let (result, vm) = catch_unwind(AssertUnwindSafe(|| cell::run(request, &control)))
                 .unwrap_or_else(|_| {
-                    RunResult::failed(ErrorCode::InternalError, messages::INTERNAL)
+                    let result = RunResult::failed(ErrorCode::InternalError, messages::INTERNAL);
+                    (result, None)
                 });
             done(result);
+            // Teardown and the next cell's VM cost nothing to this one's caller.
+            let _ = catch_unwind(AssertUnwindSafe(move || {
+                drop(vm);
+                cell::refill_spare();
+            }));
         }));
     }
 

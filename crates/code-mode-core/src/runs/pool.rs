@@ -26,7 +26,8 @@ pub struct Pool {
 }
 
 impl Pool {
-    pub fn new(workers: usize) -> std::io::Result<Self> {
+    /// Starts `workers` threads; each calls `warm` once before its first job.
+    pub fn new(workers: usize, warm: fn()) -> std::io::Result<Self> {
         let queue = Arc::new((
             Mutex::new(Queue {
                 jobs: VecDeque::new(),
@@ -40,7 +41,10 @@ impl Pool {
             let handle = std::thread::Builder::new()
                 .name(format!("code-mode-worker-{index}"))
                 .stack_size(WORKER_STACK_BYTES)
-                .spawn(move || work(&queue))?;
+                .spawn(move || {
+                    warm();
+                    work(&queue)
+                })?;
             threads.push(handle);
         }
         Ok(Self {

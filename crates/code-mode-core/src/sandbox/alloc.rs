@@ -10,7 +10,7 @@ use rquickjs::allocator::{Allocator, RustAllocator};
 #[derive(Debug)]
 pub struct Meter {
     used: AtomicUsize,
-    limit: usize,
+    limit: AtomicUsize,
     exhausted: AtomicBool,
 }
 
@@ -18,7 +18,7 @@ impl Meter {
     pub fn new(limit: usize) -> Arc<Self> {
         Arc::new(Self {
             used: AtomicUsize::new(0),
-            limit,
+            limit: AtomicUsize::new(limit),
             exhausted: AtomicBool::new(false),
         })
     }
@@ -28,13 +28,17 @@ impl Meter {
         self.used.load(Ordering::Relaxed)
     }
 
+    pub fn set_limit(&self, limit: usize) {
+        self.limit.store(limit, Ordering::Relaxed);
+    }
+
     /// Whether an allocation was refused for the limit since the runtime started.
     pub fn exhausted(&self) -> bool {
         self.exhausted.load(Ordering::Relaxed)
     }
 
     fn admit(&self, extra: usize) -> bool {
-        if self.used().saturating_add(extra) > self.limit {
+        if self.used().saturating_add(extra) > self.limit.load(Ordering::Relaxed) {
             self.exhausted.store(true, Ordering::Relaxed);
             return false;
         }

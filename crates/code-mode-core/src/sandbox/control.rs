@@ -60,6 +60,13 @@ fn nanos(at: Instant) -> u64 {
 }
 
 impl Control {
+    pub const fn new() -> Self {
+        Self {
+            deadline: AtomicU64::new(0),
+            stop: AtomicU8::new(0),
+        }
+    }
+
     pub fn arm(&self, deadline: Instant) {
         self.deadline.store(nanos(deadline), Ordering::Relaxed);
     }

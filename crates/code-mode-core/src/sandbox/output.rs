@@ -49,6 +49,10 @@ impl OutputLog {
         self.exceeded = true;
     }
 
+    pub fn set_max_bytes(&mut self, max_bytes: usize) {
+        self.max_bytes = max_bytes;
+    }
+
     pub fn max_bytes(&self) -> usize {
         self.max_bytes
     }

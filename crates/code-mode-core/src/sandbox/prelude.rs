@@ -2,7 +2,7 @@
 //! as a read-only, non-configurable global, so guest code can shadow nothing the
 //! host depends on.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -24,12 +24,21 @@ use crate::result::Output;
 /// it frees the context.
 #[derive(Clone)]
 pub struct Shared {
-    pub control: Arc<Control>,
+    /// The run's control block, set once when a blank VM is bound to a run.
+    pub bound: Rc<OnceCell<Arc<Control>>>,
     pub output: Arc<Mutex<OutputLog>>,
     pub tag: Rc<RefCell<Option<Persistent<Function<'static>>>>>,
 }
 
+/// What an unbound VM reads: never stopped, no deadline. No guest code runs
+/// before a VM is bound.
+static UNBOUND: Control = Control::new();
+
 impl Shared {
+    pub fn control(&self) -> &Control {
+        self.bound.get().map_or(&UNBOUND, |control| control)
+    }
+
     /// The `Object.prototype.toString` captured before the guest ran.
     pub fn tag<'js>(&self, ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
         let saved = self.tag.borrow().clone().ok_or(rquickjs::Error::Unknown)?;
@@ -130,13 +139,13 @@ fn convert<'js>(
     limit: usize,
 ) -> rquickjs::Result<String> {
     let tag = shared.tag(ctx)?;
-    match to_json(ctx, &tag, &shared.control, value, limit) {
+    match to_json(ctx, &tag, shared.control(), value, limit) {
         Ok(json) => Ok(json),
         Err(ConvertError::TooLarge) => {
             shared.output.lock().exceed();
-            Err(terminate(ctx, &shared.control, Stop::Output))
+            Err(terminate(ctx, shared.control(), Stop::Output))
         }
-        Err(ConvertError::Stopped) => Err(terminate(ctx, &shared.control, Stop::Timeout)),
+        Err(ConvertError::Stopped) => Err(terminate(ctx, shared.control(), Stop::Timeout)),
     }
 }
 
@@ -144,7 +153,7 @@ fn emit(ctx: &Ctx<'_>, shared: &Shared, item: Output) -> rquickjs::Result<()> {
     if shared.output.lock().push(item) {
         return Ok(());
     }
-    Err(terminate(ctx, &shared.control, Stop::Output))
+    Err(terminate(ctx, shared.control(), Stop::Output))
 }
 
 /// Ends the VM from inside a host function: records the reason (unless one is

@@ -1,6 +1,6 @@
 //! A QuickJS runtime + context with the cell's limits, evaluation and outcome.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -72,23 +72,25 @@ pub struct Vm {
 unsafe impl Send for Vm {}
 
 impl Vm {
+    /// A VM bound to a run at once.
     pub fn new(limits: VmLimits, control: Arc<Control>) -> rquickjs::Result<Self> {
-        let meter = Meter::new(limits.memory_bytes);
+        let vm = Self::blank(limits.stack_bytes)?;
+        vm.bind(limits, control);
+        Ok(vm)
+    }
+
+    /// A fresh runtime + context with the guest globals, not yet bound to a run:
+    /// no memory limit beyond its own, no deadline. Workers build one ahead of
+    /// time so a cell does not wait for it; no guest code runs in it before
+    /// [`Vm::bind`].
+    pub fn blank(stack_bytes: usize) -> rquickjs::Result<Self> {
+        let meter = Meter::new(usize::MAX);
         let runtime = Runtime::new_with_alloc(CountingAllocator::new(meter.clone()))?;
-        runtime.set_max_stack_size(limits.stack_bytes);
-        {
-            let (control, meter) = (control.clone(), meter.clone());
-            runtime.set_interrupt_handler(Some(Box::new(move || {
-                if meter.exhausted() {
-                    control.stop(Stop::Memory);
-                }
-                control.should_interrupt()
-            })));
-        }
+        runtime.set_max_stack_size(stack_bytes);
         let context = Context::custom::<Intrinsics>(&runtime)?;
         let shared = Shared {
-            control,
-            output: Arc::new(Mutex::new(OutputLog::new(limits.max_output_bytes))),
+            bound: Rc::new(OnceCell::new()),
+            output: Arc::new(Mutex::new(OutputLog::new(0))),
             tag: Rc::new(RefCell::new(None)),
         };
         context.with(|ctx| -> rquickjs::Result<()> {
@@ -105,6 +107,28 @@ impl Vm {
             meter,
             shared,
         })
+    }
+
+    /// Gives a blank VM its run: limits, and the control block its interrupt
+    /// handler and host functions obey. A VM is bound once.
+    pub fn bind(&self, limits: VmLimits, control: Arc<Control>) {
+        self.meter.set_limit(limits.memory_bytes);
+        self.runtime.set_max_stack_size(limits.stack_bytes);
+        self.shared
+            .output
+            .lock()
+            .set_max_bytes(limits.max_output_bytes);
+        {
+            let (control, meter) = (control.clone(), self.meter.clone());
+            self.runtime.set_interrupt_handler(Some(Box::new(move || {
+                if meter.exhausted() {
+                    control.stop(Stop::Memory);
+                }
+                control.should_interrupt()
+            })));
+        }
+        let first = self.shared.bound.set(control).is_ok();
+        debug_assert!(first, "a VM is bound to one run only");
     }
 
     /// Output items produced since the previous result.
@@ -199,7 +223,7 @@ impl Vm {
             Ok(tag) => tag,
             Err(error) => return self.failure(ctx, CaughtError::Error(error)),
         };
-        match to_json(ctx, &tag, &self.shared.control, value, limit) {
+        match to_json(ctx, &tag, self.shared.control(), value, limit) {
             Ok(json) => CellOutcome::Completed(
                 RawValue::from_string(json).expect("the converter emits valid JSON"),
             ),
@@ -220,20 +244,20 @@ impl Vm {
     }
 
     fn stopped(&self) -> bool {
-        self.meter.exhausted() || self.shared.control.stopped().is_some()
+        self.meter.exhausted() || self.shared.control().stopped().is_some()
     }
 
     /// The outcome forced by a stop reason, if any. Memory exhaustion wins even
     /// when the guest caught the error: it cannot continue past it.
     fn stop_reason(&self) -> Option<CellOutcome> {
         if self.meter.exhausted() {
-            self.shared.control.stop(Stop::Memory);
+            self.shared.control().stop(Stop::Memory);
             return Some(stop_outcome(Stop::Memory));
         }
         if self.shared.output.lock().exceeded() {
-            self.shared.control.stop(Stop::Output);
+            self.shared.control().stop(Stop::Output);
         }
-        self.shared.control.stopped().map(stop_outcome)
+        self.shared.control().stopped().map(stop_outcome)
     }
 }
 
