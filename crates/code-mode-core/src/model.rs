@@ -1,0 +1,1 @@
+//! The model-visible surface (SPEC section 4). Filled in by the catalog work.
