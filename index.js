@@ -838,5 +838,7 @@ module.exports = nativeBinding
 module.exports.CodeMode = nativeBinding.CodeMode
 module.exports.CodeModeRunSurface = nativeBinding.CodeModeRunSurface
 module.exports.codeModeDiagnostics = nativeBinding.codeModeDiagnostics
+module.exports.codeModeHookMetadata = nativeBinding.codeModeHookMetadata
 module.exports.createCodeMode = nativeBinding.createCodeMode
+module.exports.nestedCallTranscript = nativeBinding.nestedCallTranscript
 module.exports.resolveCodeModeConfig = nativeBinding.resolveCodeModeConfig

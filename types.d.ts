@@ -21,6 +21,26 @@ export interface EffectiveTool {
   }
 }
 
+/** A guest-facing catalog entry (what `ALL_TOOLS` and `tools.search` return). */
+export interface ToolCatalogEntry {
+  /** `<source>:<owner>:<name>`, e.g. "openclaw:core:read". */
+  id: string
+  name: string
+  label?: string
+  description: string
+  source: 'openclaw' | 'mcp' | 'client'
+  sourceName?: string
+}
+
+/** A tool definition for the provider payload. */
+export interface ModelToolDefinition {
+  name: string
+  description: string
+  /** JSON Schema of the input. */
+  parameters: object
+  toolKind?: 'code_mode_exec' | 'code_mode_wait'
+}
+
 export interface NestedToolCall {
   /** Catalog id, e.g. "openclaw:core:read". */
   id: string
@@ -42,6 +62,26 @@ export interface CodeModeEvent {
   type: string
   [key: string]: unknown
 }
+
+/** A transcript message projected from a finished nested call. */
+export type NestedCallTranscriptMessage =
+  | {
+      role: 'assistant'
+      content: { type: 'toolCall'; id: string; name: string; arguments: unknown }[]
+      toolId: string
+      parentToolCallId?: string
+      codeModeNested: true
+    }
+  | {
+      role: 'toolResult'
+      toolCallId: string
+      toolName: string
+      content: { type: 'text'; text: string }[]
+      isError: boolean
+      parentToolCallId?: string
+      durationMs?: number
+      codeModeNested: true
+    }
 
 export interface RunContext {
   /** Agent run id (scope of parked runs). */
@@ -71,7 +111,8 @@ export interface Telemetry {
   searchCount: number
   describeCount: number
   callCount: number
-  visibleTools: number
+  /** Model-visible tool names: exec, wait and the direct-only tools. */
+  visibleTools: string[]
 }
 
 export type ErrorCode =

@@ -2,20 +2,26 @@
 
 use std::sync::Arc;
 
+use code_mode_core::catalog::Catalog;
 use code_mode_core::config::CodeModeConfig as CoreConfig;
-use code_mode_core::runs::Engine;
-use napi::bindgen_prelude::{JsObjectValue, Object, Unknown};
-use napi::{Env, Error, JsValue, Result, ValueType};
+use code_mode_core::model;
+use code_mode_core::runs::{Engine, RunSurface};
+use code_mode_core::sandbox::bridge::BridgeScope;
+use napi::bindgen_prelude::{Function, JsObjectValue, Object, Unknown};
+use napi::{Env, Error, Result, ValueType};
 use napi_derive::napi;
 
 use crate::config::CodeModeConfig;
+use crate::host::{Channel, Executor, NodeHost};
 use crate::js::{field, to_json_value};
 use crate::surface::{CodeModeRunSurface, SurfacePlan};
+use crate::tools::parse_tools;
 
 /// One code-mode runtime: its configuration, worker threads and parked runs.
 #[napi]
 pub struct CodeMode {
     engine: Arc<Engine>,
+    channel: Arc<Channel>,
     global: serde_json::Value,
     config: CodeModeConfig,
 }
@@ -40,6 +46,7 @@ pub fn create_code_mode(env: Env, options: Option<Object>) -> Result<CodeMode> {
     let config = CodeModeConfig::from(&CoreConfig::resolve(&global, &serde_json::Value::Null));
     Ok(CodeMode {
         engine: Arc::new(engine),
+        channel: Arc::new(Channel::new(&env)?),
         global,
         config,
     })
@@ -78,23 +85,76 @@ impl CodeMode {
         let agent: Option<Unknown> = ctx.get_named_property("agentConfig").ok();
         let agent = to_json_value(&env, agent)?;
         let config = Arc::new(CoreConfig::resolve(&self.global, &agent));
-        let tools: Unknown = ctx.get_named_property("tools")?;
-        let tool_count = if tools.is_array()? {
-            // SAFETY: checked to be an array just above.
-            let tools: Object = unsafe { tools.cast()? };
-            tools.get_array_length()?
-        } else {
-            0
-        };
+        let tools: Option<Unknown> = ctx.get_named_property("tools").ok();
+        let specs = parse_tools(&to_json_value(&env, tools)?)?;
         let disable_tools = matches!(
             field(&ctx, "disableTools")?,
             code_mode_core::input::Field::Bool(true)
         );
-        let executor: Unknown = ctx.get_named_property("executeTool")?;
+        let toolless = disable_tools || specs.is_empty();
+        let active = config.enabled && !toolless;
+        let catalog = Arc::new(Catalog::build(if active { &specs } else { &[] }));
+        let description = model::exec_description(&model::DescriptionContext {
+            has_mcp: false,
+            mcp_servers: Vec::new(),
+            namespaces: Vec::new(),
+            languages: config.languages.clone(),
+        });
+        let model_tools = if toolless {
+            Vec::new()
+        } else {
+            model::model_tools(active, &specs, description, &config.languages)
+        };
+        let visible_tools: Vec<String> = model_tools.iter().map(|tool| tool.name.clone()).collect();
+        let allowed_payload = if active {
+            visible_tools
+                .iter()
+                .filter(|name| !matches!(name.as_str(), "exec" | "wait"))
+                .cloned()
+                .collect()
+        } else {
+            visible_tools.clone()
+        };
+        let execute: Unknown = ctx.get_named_property("executeTool")?;
+        let on_event: Unknown = ctx.get_named_property("onEvent")?;
+        let executor = if execute.get_type()? == ValueType::Function {
+            // SAFETY: the type was checked just above.
+            let execute: Function<(), ()> = unsafe { execute.cast()? };
+            let on_event = if on_event.get_type()? == ValueType::Function {
+                // SAFETY: the type was checked just above.
+                let on_event: Function<(), ()> = unsafe { on_event.cast()? };
+                Some(on_event.create_ref()?)
+            } else {
+                None
+            };
+            Some(Arc::new(Executor {
+                execute: execute.create_ref()?,
+                on_event,
+                channel: self.channel.clone(),
+            }))
+        } else {
+            None
+        };
+        let surface = executor.map(|executor| {
+            Arc::new(RunSurface {
+                bridge: Arc::new(BridgeScope {
+                    catalog: catalog.clone(),
+                    search_default_limit: config.search_default_limit as usize,
+                    max_search_limit: config.max_search_limit as usize,
+                    counters: Default::default(),
+                }),
+                host: Arc::new(NodeHost { executor }),
+                visible_tools: visible_tools.clone(),
+            })
+        });
         let plan = SurfacePlan {
-            active: config.enabled && !disable_tools && tool_count > 0,
-            has_executor: executor.get_type()? == ValueType::Function,
+            active,
             config,
+            surface,
+            model_tools_json: serde_json::to_string(&model_tools)
+                .map_err(|e| Error::from_reason(e.to_string()))?,
+            catalog_json: catalog.all_tools_json().to_owned(),
+            allowed_payload,
         };
         Ok(CodeModeRunSurface::new(self.engine.clone(), plan))
     }
@@ -111,10 +171,12 @@ impl CodeMode {
     pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<(), _>()?;
         let engine = self.engine.clone();
+        let channel = self.channel.clone();
         std::thread::Builder::new()
             .name("code-mode-close".into())
             .spawn(move || {
                 engine.close();
+                channel.close();
                 deferred.resolve(|_| Ok(()));
             })
             .map_err(|e| Error::from_reason(e.to_string()))?;

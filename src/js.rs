@@ -2,7 +2,7 @@
 
 use code_mode_core::input::Field;
 use napi::bindgen_prelude::{JsObjectValue, Object, Unknown};
-use napi::{Env, JsString, Result, ValueType};
+use napi::{Env, JsString, JsValue, Result, ValueType};
 
 /// A JavaScript value as JSON, via the host's `JSON.stringify` (`undefined`,
 /// functions and symbols become `null`). Cyclic values throw, as in JavaScript.
@@ -48,4 +48,40 @@ pub fn field(object: &Object, name: &str) -> Result<Field> {
         ValueType::Boolean => Field::Bool(unsafe { value.cast::<bool>()? }),
         _ => Field::Other,
     })
+}
+
+/// The message of a thrown or rejected value, as the guest sees it: an
+/// Error's `message`, a string as is, anything else as `String(value)`.
+pub fn error_message(env: &Env, value: napi::sys::napi_value) -> String {
+    // SAFETY: a live value of this env.
+    let value = unsafe { Unknown::from_raw_unchecked(env.raw(), value) };
+    let text = (|| -> Result<Option<String>> {
+        match value.get_type()? {
+            ValueType::String => {
+                // SAFETY: the type was checked just above.
+                let text: JsString = unsafe { value.cast()? };
+                return Ok(Some(text.into_utf8()?.into_owned()?));
+            }
+            ValueType::Object | ValueType::Function => {
+                // SAFETY: the type was checked just above.
+                let object: Object = unsafe { value.cast()? };
+                let message: Unknown = object.get_named_property("message")?;
+                if message.get_type()? == ValueType::String {
+                    // SAFETY: the type was checked just above.
+                    let text: JsString = unsafe { message.cast()? };
+                    return Ok(Some(text.into_utf8()?.into_owned()?));
+                }
+            }
+            _ => {}
+        }
+        let text = value.coerce_to_string()?;
+        Ok(Some(text.into_utf8()?.into_owned()?))
+    })();
+    match text {
+        Ok(Some(text)) => text,
+        _ => {
+            crate::host::take_exception(env);
+            code_mode_core::messages::TOOL_CALL_FAILED.to_owned()
+        }
+    }
 }

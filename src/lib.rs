@@ -4,10 +4,16 @@
 mod code_mode;
 mod config;
 mod diagnostics;
+mod hooks;
+mod host;
 mod js;
 mod surface;
+mod tools;
+mod transcript;
 
 pub use code_mode::{create_code_mode, CodeMode};
 pub use config::resolve_code_mode_config;
 pub use diagnostics::{code_mode_diagnostics, CodeModeDiagnostics};
+pub use hooks::code_mode_hook_metadata;
 pub use surface::CodeModeRunSurface;
+pub use transcript::nested_call_transcript;

@@ -6,8 +6,9 @@ use std::time::Instant;
 use code_mode_core::config::CodeModeConfig as CoreConfig;
 use code_mode_core::input::RawExecInput;
 use code_mode_core::messages;
+use code_mode_core::model;
 use code_mode_core::result::{ErrorCode, RunResult};
-use code_mode_core::runs::{Engine, ExecRequest};
+use code_mode_core::runs::{Engine, ExecRequest, RunSurface};
 use code_mode_core::sandbox::{Control, Stop};
 use napi::bindgen_prelude::{FnArgs, Function, JsObjectValue, Object, ToNapiValue, Unknown};
 use napi::{sys, Env, Error, JsValue, Result, ValueType};
@@ -17,8 +18,14 @@ use crate::js::{field, parse_json};
 
 pub struct SurfacePlan {
     pub active: bool,
-    pub has_executor: bool,
     pub config: Arc<CoreConfig>,
+    /// What runs share; `None` when the context has no `executeTool`.
+    pub surface: Option<Arc<RunSurface>>,
+    pub model_tools_json: String,
+    pub catalog_json: String,
+    /// Names a provider payload may carry besides exec and wait (active), or
+    /// the run's unchanged tool names (inactive).
+    pub allowed_payload: Vec<String>,
 }
 
 /// The model-facing surface of one agent run.
@@ -52,6 +59,27 @@ impl CodeModeRunSurface {
         self.plan.active
     }
 
+    /// What the provider payload may contain: `exec`, `wait`, then the
+    /// direct-only tools (or the unchanged tools when inactive).
+    #[napi(getter, ts_return_type = "ModelToolDefinition[]")]
+    pub fn model_tools<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
+        parse_json(env, &self.plan.model_tools_json)
+    }
+
+    /// The guest-facing catalog (no MCP, no direct-only); empty when inactive.
+    #[napi(getter, ts_return_type = "ToolCatalogEntry[]")]
+    pub fn catalog<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
+        parse_json(env, &self.plan.catalog_json)
+    }
+
+    /// Throws unless `names` is exactly exec, wait and the run's direct-only
+    /// tools (SPEC 14.4); when inactive, only the run's unchanged tool names.
+    #[napi(catch_unwind)]
+    pub fn assert_provider_payload(&self, names: Vec<String>) -> Result<()> {
+        model::assert_provider_payload(&names, self.plan.active, &self.plan.allowed_payload)
+            .map_err(Error::from_reason)
+    }
+
     /// Runs one cell. Resolves to a `CodeModeResult`; never rejects for anything
     /// the model caused.
     #[napi(
@@ -69,41 +97,49 @@ impl CodeModeRunSurface {
         if !self.plan.active {
             return Err(Error::from_reason("code mode is not active for this run."));
         }
-        if !self.plan.has_executor {
+        let Some(surface) = self.plan.surface.clone() else {
             return Err(Error::from_reason(
                 "RunContext.executeTool must be a function.",
             ));
-        }
+        };
         let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
         let settle = move |result: RunResult| {
             let json = result.to_json();
             deferred.resolve(move |_| Ok(JsonText(json)));
         };
+        let refuse = |message: String| {
+            let mut result = RunResult::failed(ErrorCode::InvalidInput, message);
+            result.set_telemetry(surface.telemetry());
+            result
+        };
         let raw = match read_input(&input)? {
             Some(raw) => raw,
             None => {
-                settle(RunResult::failed(
-                    ErrorCode::InvalidInput,
-                    messages::CODE_REQUIRED,
-                ));
+                settle(refuse(messages::CODE_REQUIRED.to_owned()));
                 return Ok(promise);
             }
         };
         let input = match raw.validate(&self.plan.config) {
             Ok(input) => input,
             Err(message) => {
-                settle(RunResult::failed(ErrorCode::InvalidInput, message));
+                settle(refuse(message));
                 return Ok(promise);
             }
         };
         let control = Arc::new(Control::default());
+        let mut parent_tool_call_id = None;
         if let Some(call) = call {
             watch_signal(env, &call, &control)?;
+            if let code_mode_core::input::Field::Str(id) = field(&call, "toolCallId")? {
+                parent_tool_call_id = Some(id).filter(|id| !id.is_empty());
+            }
         }
         let request = ExecRequest {
             input,
             config: self.plan.config.clone(),
             started,
+            surface,
+            parent_tool_call_id,
         };
         self.engine.exec(request, control, Box::new(settle));
         Ok(promise)

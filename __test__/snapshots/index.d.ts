@@ -21,6 +21,26 @@ export interface EffectiveTool {
   }
 }
 
+/** A guest-facing catalog entry (what `ALL_TOOLS` and `tools.search` return). */
+export interface ToolCatalogEntry {
+  /** `<source>:<owner>:<name>`, e.g. "openclaw:core:read". */
+  id: string
+  name: string
+  label?: string
+  description: string
+  source: 'openclaw' | 'mcp' | 'client'
+  sourceName?: string
+}
+
+/** A tool definition for the provider payload. */
+export interface ModelToolDefinition {
+  name: string
+  description: string
+  /** JSON Schema of the input. */
+  parameters: object
+  toolKind?: 'code_mode_exec' | 'code_mode_wait'
+}
+
 export interface NestedToolCall {
   /** Catalog id, e.g. "openclaw:core:read". */
   id: string
@@ -42,6 +62,26 @@ export interface CodeModeEvent {
   type: string
   [key: string]: unknown
 }
+
+/** A transcript message projected from a finished nested call. */
+export type NestedCallTranscriptMessage =
+  | {
+      role: 'assistant'
+      content: { type: 'toolCall'; id: string; name: string; arguments: unknown }[]
+      toolId: string
+      parentToolCallId?: string
+      codeModeNested: true
+    }
+  | {
+      role: 'toolResult'
+      toolCallId: string
+      toolName: string
+      content: { type: 'text'; text: string }[]
+      isError: boolean
+      parentToolCallId?: string
+      durationMs?: number
+      codeModeNested: true
+    }
 
 export interface RunContext {
   /** Agent run id (scope of parked runs). */
@@ -71,7 +111,8 @@ export interface Telemetry {
   searchCount: number
   describeCount: number
   callCount: number
-  visibleTools: number
+  /** Model-visible tool names: exec, wait and the direct-only tools. */
+  visibleTools: string[]
 }
 
 export type ErrorCode =
@@ -125,6 +166,18 @@ export declare class CodeModeRunSurface {
   /** Whether code mode applies to this run. */
   get active(): boolean
   /**
+   * What the provider payload may contain: `exec`, `wait`, then the
+   * direct-only tools (or the unchanged tools when inactive).
+   */
+  get modelTools(): ModelToolDefinition[]
+  /** The guest-facing catalog (no MCP, no direct-only); empty when inactive. */
+  get catalog(): ToolCatalogEntry[]
+  /**
+   * Throws unless `names` is exactly exec, wait and the run's direct-only
+   * tools (SPEC 14.4); when inactive, only the run's unchanged tool names.
+   */
+  assertProviderPayload(names: Array<string>): void
+  /**
    * Runs one cell. Resolves to a `CodeModeResult`; never rejects for anything
    * the model caused.
    */
@@ -158,10 +211,25 @@ export interface CodeModeDiagnostics {
 }
 
 /**
+ * Hook metadata of an exec input: `{toolKind: "code_mode_exec",
+ * toolInputKind?}`; `javascript` when no language is given, omitted for an
+ * unknown one.
+ */
+export declare function codeModeHookMetadata(input: unknown): { toolKind: 'code_mode_exec'; toolInputKind?: 'javascript' | 'typescript' }
+
+/**
  * Creates a code-mode runtime. `config` is the raw global `tools.codeMode` value;
  * `workerThreads` defaults to the number of cores (1..16).
  */
 export declare function createCodeMode(options?: { config?: unknown; workerThreads?: number }): CodeMode
+
+/**
+ * Turns `onEvent` events into transcript messages: for each finished nested
+ * call (in start order), an assistant message with the tool call and a
+ * tool-result message, to be placed after the parent exec's result. With
+ * `parentToolCallId`, only that exec/wait call's nested calls are kept.
+ */
+export declare function nestedCallTranscript(events: CodeModeEvent[], parentToolCallId?: string): NestedCallTranscriptMessage[]
 
 /**
  * Resolves raw `tools.codeMode` values (a boolean or an object each): the agent's

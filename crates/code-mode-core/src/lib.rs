@@ -10,3 +10,4 @@ pub mod result;
 pub mod runs;
 pub mod sandbox;
 pub mod source;
+pub mod transcript;

@@ -25,3 +25,106 @@ pub fn source_too_large() -> String {
     format!("code must be at most {MAX_SOURCE_BYTES} bytes.")
 }
 pub const INTERNAL: &str = "code mode internal error.";
+
+// --- The catalog (SPEC 5, 14.6, 14.7) ---
+
+pub const SEARCH_LIMIT_INVALID: &str = "limit must be a positive integer.";
+
+/// `Ambiguous tool name: <name>; use an exact tool id.`
+pub fn ambiguous_tool_name(name: &str) -> String {
+    format!("Ambiguous tool name: {name}; use an exact tool id.")
+}
+
+/// `Unknown tool id: <id>. Did you mean: a, b, c? Use tools.search ...`; the
+/// "Did you mean" part only when there are suggestions.
+pub fn unknown_tool_id(id: &str, suggestions: &[&str]) -> String {
+    let hint = if suggestions.is_empty() {
+        String::new()
+    } else {
+        format!(" Did you mean: {}?", suggestions.join(", "))
+    };
+    format!(
+        "Unknown tool id: {id}.{hint} Use tools.search to find a tool, tools.describe to inspect it, then tools.call with the exact id or name."
+    )
+}
+
+// --- The model-visible surface (SPEC 4, 14.4) ---
+
+pub const EXEC_CODE_PARAM: &str =
+    "Program source, run as the body of an async function: top-level await and return work.";
+pub const EXEC_COMMAND_PARAM: &str =
+    "Alias of code for callers that name the program command; when both are given they must match.";
+pub const EXEC_LANGUAGE_PARAM: &str = "Language of the source.";
+pub const EXEC_RESTART_SAFE_PARAM: &str =
+    "Set true when the program must be safe to rerun: it may only search, describe, yield and call replay-safe tools.";
+pub const WAIT_RUN_ID_PARAM: &str = "The runId of a waiting exec or wait result.";
+
+pub const EXEC_INTRO: &str = "Run a JavaScript or TypeScript program in an isolated sandbox to use this run's tools. The code is the body of an async function: top-level await works; use `return` for the final value (with no return the run completes with `null`).";
+pub const EXEC_NO_MODULES: &str = "Node modules, `require` and `import` are not available; there is no file system, network or environment access except through tools.";
+pub const EXEC_CATALOG: &str = "Tools live in a catalog: `tools.search(query)` finds tools, `tools.describe(id)` returns one with its input schema, `tools.call(id, input)` calls it (an exact id or a unique name); `ALL_TOOLS` lists the catalog. Produce output with `text(value)`, `json(value)` or `console.log(...)`.";
+pub const EXEC_MCP: &str = "MCP tools are not in the catalog: read their TypeScript declarations with `API.list(prefix?)` and `API.read(path)` (one file per server: `mcp/<server>.d.ts`), and call them only through `MCP.<server>.<tool>({...})`.";
+pub const EXEC_NAMESPACES: &str =
+    "The plugin namespaces listed below are globals, also reachable as `namespaces.<globalName>`.";
+pub const EXEC_WAITING: &str =
+    "A result with status `waiting` is not finished: call `wait` with its `runId` to resume it.";
+pub const WAIT_DESCRIPTION: &str = "Resume a suspended code mode run returned by exec: pass the `runId` of a `waiting` result. Returns the same result shape as exec: completed, failed, or waiting again.";
+
+/// The exec description's `language` sentence; `enabled` in the order to list them.
+pub fn exec_language(enabled: &[&str]) -> String {
+    let quoted: Vec<String> = enabled.iter().map(|name| format!("\"{name}\"")).collect();
+    let default = if enabled.contains(&"javascript") {
+        " (default \"javascript\")"
+    } else {
+        "; pass it on every call"
+    };
+    format!("`language` accepts only {}{default}.", quoted.join(" or "))
+}
+
+/// `- <globalName>: <description>`, or `- <globalName>` without a description.
+pub fn namespace_prompt_line(global_name: &str, description: Option<&str>) -> String {
+    match description {
+        Some(description) => format!("- {global_name}: {description}"),
+        None => format!("- {global_name}"),
+    }
+}
+
+/// `MCP servers: a, b` (server identifiers as the `MCP` namespace names them).
+pub fn mcp_servers_prompt(servers: &[String]) -> String {
+    format!("MCP servers: {}", servers.join(", "))
+}
+
+/// Why a provider payload fails `assertProviderPayload`; every offending name appears.
+pub fn provider_payload_not_allowed(
+    unexpected: &[&str],
+    missing: &[&str],
+    duplicate: &[&str],
+) -> String {
+    let parts: Vec<String> = [
+        ("unexpected tool(s)", unexpected),
+        ("missing", missing),
+        ("duplicate", duplicate),
+    ]
+    .iter()
+    .filter(|(_, names)| !names.is_empty())
+    .map(|(label, names)| format!("{label} {}", names.join(", ")))
+    .collect();
+    format!(
+        "code mode provider payload is not allowed: {}.",
+        parts.join("; ")
+    )
+}
+
+// --- The bridge (nested calls) ---
+
+pub const TOO_MANY_QUEUED_CALLS: &str = "too many queued code mode tool calls.";
+pub const TOOL_RESULT_UNREADABLE: &str = "code mode could not read the tool result.";
+/// A rejection or throw of the executor that has no readable message.
+pub const TOOL_CALL_FAILED: &str = "tool call failed";
+
+pub fn tool_input_too_large(max: usize) -> String {
+    format!("tool input is larger than the code mode bridge limit of {max} bytes.")
+}
+
+pub fn tool_result_too_large(len: usize, max: usize) -> String {
+    format!("tool result of {len} bytes is larger than the code mode bridge limit of {max} bytes.")
+}

@@ -58,7 +58,8 @@ pub struct Telemetry {
     pub search_count: u64,
     pub describe_count: u64,
     pub call_count: u64,
-    pub visible_tools: u64,
+    /// Model-visible tool names: exec, wait and the direct-only tools.
+    pub visible_tools: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -134,6 +135,14 @@ impl RunResult {
             RunResult::Completed { replay_safe, .. }
             | RunResult::Waiting { replay_safe, .. }
             | RunResult::Failed { replay_safe, .. } => *replay_safe = value,
+        }
+    }
+
+    pub fn set_telemetry(&mut self, value: Telemetry) {
+        match self {
+            RunResult::Completed { telemetry, .. }
+            | RunResult::Waiting { telemetry, .. }
+            | RunResult::Failed { telemetry, .. } => *telemetry = value,
         }
     }
 

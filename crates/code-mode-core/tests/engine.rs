@@ -1,16 +1,99 @@
 //! The engine end to end in Rust: cells through the worker pool.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
+use code_mode_core::catalog::{Catalog, ToolSource, ToolSpec};
 use code_mode_core::config::{CodeModeConfig, Language};
 use code_mode_core::input::ExecInput;
-use code_mode_core::runs::{Engine, ExecRequest};
+use code_mode_core::runs::host::{CallKey, Dispatch, Host};
+use code_mode_core::runs::{Engine, ExecRequest, RunSurface};
+use code_mode_core::sandbox::bridge::BridgeScope;
 use code_mode_core::sandbox::Control;
 use serde_json::Value;
 
-fn exec_with(engine: &Engine, config: CodeModeConfig, code: &str, language: Language) -> Value {
+/// A host whose tools run on plain threads: `echo` returns its input after
+/// `input.ms` milliseconds (default 0), `fail` rejects with its input's message.
+#[derive(Default)]
+struct ThreadHost {
+    state: Arc<HostState>,
+}
+
+#[derive(Default)]
+struct HostState {
+    in_flight: AtomicUsize,
+    max_in_flight: AtomicUsize,
+    started: Mutex<Vec<String>>,
+    aborted: Mutex<Vec<CallKey>>,
+}
+
+impl Host for ThreadHost {
+    fn dispatch(&self, calls: Vec<Dispatch>) {
+        for call in calls {
+            let state = self.state.clone();
+            let now = state.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+            state.max_in_flight.fetch_max(now, Ordering::SeqCst);
+            state
+                .started
+                .lock()
+                .unwrap()
+                .push(call.tool_call_id.clone());
+            let input: Value = serde_json::from_str(&call.input).unwrap();
+            let ms = input["ms"].as_u64().unwrap_or(0);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(ms));
+                state.in_flight.fetch_sub(1, Ordering::SeqCst);
+                match call.name.as_str() {
+                    "fail" => call
+                        .reply
+                        .settle(Err(input["message"].as_str().unwrap_or("").to_owned())),
+                    _ => call.reply.settle(Ok(call.input.clone())),
+                }
+            });
+        }
+    }
+
+    fn abort(&self, keys: Vec<CallKey>) {
+        self.state.aborted.lock().unwrap().extend(keys);
+    }
+}
+
+fn tool(name: &str) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        label: None,
+        description: format!("The {name} tool"),
+        parameters: None,
+        source: ToolSource::Openclaw,
+        source_name: None,
+        direct_only: false,
+        replay_safe: false,
+        mcp: None,
+    }
+}
+
+fn surface(host: Arc<ThreadHost>, config: &CodeModeConfig) -> Arc<RunSurface> {
+    Arc::new(RunSurface {
+        bridge: Arc::new(BridgeScope {
+            catalog: Arc::new(Catalog::build(&[tool("echo"), tool("fail")])),
+            search_default_limit: config.search_default_limit as usize,
+            max_search_limit: config.max_search_limit as usize,
+            counters: Default::default(),
+        }),
+        host,
+        visible_tools: vec!["exec".into(), "wait".into()],
+    })
+}
+
+fn exec_on(
+    engine: &Engine,
+    surface: Arc<RunSurface>,
+    config: CodeModeConfig,
+    code: &str,
+    language: Language,
+) -> Value {
     let (tx, rx) = mpsc::channel();
     let request = ExecRequest {
         input: ExecInput {
@@ -20,6 +103,8 @@ fn exec_with(engine: &Engine, config: CodeModeConfig, code: &str, language: Lang
         },
         config: Arc::new(config),
         started: Instant::now(),
+        surface,
+        parent_tool_call_id: Some("call_1".into()),
     };
     engine.exec(
         request,
@@ -27,6 +112,11 @@ fn exec_with(engine: &Engine, config: CodeModeConfig, code: &str, language: Lang
         Box::new(move |result| tx.send(result.to_json()).unwrap()),
     );
     serde_json::from_str(&rx.recv().unwrap()).unwrap()
+}
+
+fn exec_with(engine: &Engine, config: CodeModeConfig, code: &str, language: Language) -> Value {
+    let surface = surface(Arc::new(ThreadHost::default()), &config);
+    exec_on(engine, surface, config, code, language)
 }
 
 fn exec(code: &str) -> Value {
@@ -236,5 +326,151 @@ fn guest_cannot_reach_host_or_forbidden_globals() {
     assert_eq!(
         result["value"],
         serde_json::json!(["function", "function", true])
+    );
+}
+
+#[test]
+fn nested_calls_round_trip_with_bounded_concurrency() {
+    let engine = Engine::new(2).unwrap();
+    let host = Arc::new(ThreadHost::default());
+    let state = host.state.clone();
+    let config = CodeModeConfig {
+        max_pending_tool_calls: 4,
+        ..CodeModeConfig::default()
+    };
+    let surface = surface(host, &config);
+    let code = r#"
+        const one = await tools.call('echo', {a: 1});
+        const all = await Promise.all(Array.from({length: 20}, (_, i) => tools.echo({i, ms: 2})));
+        let failed;
+        try { await tools.call('openclaw:core:fail', {message: 'denied by policy'}) } catch (e) { failed = [e instanceof Error, e.message] }
+        return {one, n: all.length, last: all[19], failed};
+    "#;
+    let result = exec_on(
+        &engine,
+        surface.clone(),
+        config.clone(),
+        code,
+        Language::Javascript,
+    );
+    assert_eq!(result["status"], "completed", "{result}");
+    assert_eq!(result["value"]["one"], serde_json::json!({"a": 1}));
+    assert_eq!(result["value"]["n"], 20);
+    assert_eq!(
+        result["value"]["last"],
+        serde_json::json!({"i": 19, "ms": 2})
+    );
+    assert_eq!(
+        result["value"]["failed"],
+        serde_json::json!([true, "denied by policy"])
+    );
+    assert!(state.max_in_flight.load(Ordering::SeqCst) <= 4);
+    assert_eq!(result["telemetry"]["callCount"], 22);
+    let started = state.started.lock().unwrap().clone();
+    assert_eq!(started[0], "code_mode:call_1:echo:1");
+    assert_eq!(started.len(), 22);
+}
+
+#[test]
+fn search_describe_and_lookup_errors_answer_in_the_worker() {
+    let result = exec(
+        r#"
+        const found = await tools.search('echo');
+        const described = await tools.describe('echo');
+        let unknown, limit;
+        try { await tools.call('ech', {}) } catch (e) { unknown = e.message }
+        try { await tools.search('x', {limit: 0}) } catch (e) { limit = e.message }
+        return {found: found.map(t => t.id), params: described.parameters, unknown, limit, all: ALL_TOOLS.length, frozen: Object.isFrozen(ALL_TOOLS) && Object.isFrozen(tools)};
+    "#,
+    );
+    assert_eq!(result["status"], "completed", "{result}");
+    let v = &result["value"];
+    assert_eq!(v["found"], serde_json::json!(["openclaw:core:echo"]));
+    assert_eq!(v["params"], serde_json::json!({}));
+    assert!(
+        v["unknown"]
+            .as_str()
+            .unwrap()
+            .starts_with("Unknown tool id: ech."),
+        "{v}"
+    );
+    assert_eq!(v["limit"], "limit must be a positive integer.");
+    assert_eq!(v["all"], 2);
+    assert_eq!(v["frozen"], true);
+    assert_eq!(result["telemetry"]["searchCount"], 2);
+    assert_eq!(result["telemetry"]["describeCount"], 1);
+}
+
+#[test]
+fn calls_pending_at_the_deadline_fail_the_run_and_are_aborted() {
+    let engine = Engine::new(1).unwrap();
+    let host = Arc::new(ThreadHost::default());
+    let state = host.state.clone();
+    let config = CodeModeConfig {
+        timeout_ms: 200,
+        ..CodeModeConfig::default()
+    };
+    let surface = surface(host, &config);
+    let started = Instant::now();
+    let result = exec_on(
+        &engine,
+        surface,
+        config,
+        "await tools.echo({ms: 3000}); return 1",
+        Language::Javascript,
+    );
+    assert_eq!(result["status"], "failed", "{result}");
+    assert_eq!(result["code"], "timeout");
+    assert!(started.elapsed() < Duration::from_millis(2000));
+    assert_eq!(state.aborted.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn a_waiting_worker_runs_other_cells() {
+    // One worker: a cell awaiting a slow tool must not hold up another cell.
+    let engine = Arc::new(Engine::new(1).unwrap());
+    let config = CodeModeConfig::default();
+    let host = Arc::new(ThreadHost::default());
+    let slow = {
+        let (engine, surface, config) = (
+            engine.clone(),
+            surface(host.clone(), &config),
+            config.clone(),
+        );
+        std::thread::spawn(move || {
+            exec_on(
+                &engine,
+                surface,
+                config,
+                "await tools.echo({ms: 500}); return 'slow'",
+                Language::Javascript,
+            )
+        })
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    let started = Instant::now();
+    let fast = exec_on(
+        &engine,
+        surface(host, &config),
+        config.clone(),
+        "return 'fast'",
+        Language::Javascript,
+    );
+    assert_eq!(fast["value"], "fast");
+    assert!(
+        started.elapsed() < Duration::from_millis(400),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(slow.join().unwrap()["value"], "slow");
+}
+
+#[test]
+fn a_pending_promise_without_host_work_fails() {
+    let result = exec("await new Promise(() => {}); return 1");
+    assert_eq!(result["status"], "failed");
+    assert_eq!(
+        result["error"],
+        "code mode promise is pending without host work."
     );
 }

@@ -1,10 +1,10 @@
-//! The exec engine: hands cells to the worker pool, enforces the budget, and
-//! turns every outcome (including a Rust panic) into a result.
+//! The exec engine: hands runs to the workers, enforces the budget, and turns
+//! every outcome (including a Rust panic) into a result.
 
-mod cell;
-mod pool;
+pub mod host;
+mod run;
+mod worker;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
@@ -14,9 +14,12 @@ use parking_lot::Mutex;
 use crate::config::CodeModeConfig;
 use crate::input::ExecInput;
 use crate::messages;
-use crate::result::{ErrorCode, RunResult};
-use crate::sandbox::{Control, Stop};
-use pool::Pool;
+use crate::result::{ErrorCode, RunResult, SourceCounts, Telemetry};
+use crate::sandbox::bridge::BridgeScope;
+use crate::sandbox::Control;
+use host::Host;
+use run::Job;
+use worker::Workers;
 
 /// Bytes of JS stack a cell may use before a RangeError.
 pub const JS_STACK_BYTES: usize = 4 * 1024 * 1024;
@@ -24,25 +27,58 @@ pub const JS_STACK_BYTES: usize = 4 * 1024 * 1024;
 /// Called once with the result of an exec.
 pub type Done = Box<dyn FnOnce(RunResult) + Send + 'static>;
 
+/// What every run of one `prepareRun` shares: the catalog and counters the
+/// guest sees, the host its nested calls go to, and the model-visible names.
+pub struct RunSurface {
+    pub bridge: Arc<BridgeScope>,
+    pub host: Arc<dyn Host>,
+    /// Model-visible tool names (exec, wait and the direct-only tools).
+    pub visible_tools: Vec<String>,
+}
+
+impl RunSurface {
+    /// The telemetry block of every result (SPEC 11): cumulative for the surface.
+    pub fn telemetry(&self) -> Telemetry {
+        let catalog = &self.bridge.catalog;
+        let (openclaw, mcp, client) = catalog.source_counts();
+        let counters = &self.bridge.counters;
+        Telemetry {
+            catalog_size: catalog.size() as u64,
+            sources: SourceCounts {
+                openclaw: openclaw as u64,
+                mcp: mcp as u64,
+                client: client as u64,
+            },
+            search_count: counters.search.load(Ordering::Relaxed),
+            describe_count: counters.describe.load(Ordering::Relaxed),
+            call_count: counters.call.load(Ordering::Relaxed),
+            visible_tools: self.visible_tools.clone(),
+        }
+    }
+}
+
 /// One exec call, validated.
 pub struct ExecRequest {
     pub input: ExecInput,
     pub config: Arc<CodeModeConfig>,
     /// When the host call was made: the budget starts here (SPEC 14.27).
     pub started: Instant,
+    pub surface: Arc<RunSurface>,
+    /// The exec call's own tool call id, the parent of its nested calls.
+    pub parent_tool_call_id: Option<String>,
 }
 
 pub struct Engine {
-    pool: Pool,
+    workers: Workers,
     closed: AtomicBool,
-    /// Controls of cells in progress, so `close` can stop them.
+    /// Controls of runs in progress, so `close` can stop them.
     live: Mutex<Vec<Weak<Control>>>,
 }
 
 impl Engine {
     pub fn new(workers: usize) -> std::io::Result<Self> {
         Ok(Self {
-            pool: Pool::new(workers, cell::refill_spare)?,
+            workers: Workers::new(workers, run::refill_spare)?,
             closed: AtomicBool::new(false),
             live: Mutex::new(Vec::new()),
         })
@@ -59,52 +95,50 @@ impl Engine {
         self.closed.load(Ordering::Acquire)
     }
 
-    /// Runs one cell; `done` receives the result on a worker thread. `control`
-    /// lets the host stop the cell (abort) while it runs.
+    /// Runs one cell; `done` receives the result on a worker thread (or at once
+    /// on this one when the engine is closed or the run was already stopped).
+    /// `control` lets the host stop the run (abort) while it runs.
     pub fn exec(&self, request: ExecRequest, control: Arc<Control>, done: Done) {
+        let telemetry = || request.surface.telemetry();
         if self.is_closed() {
-            return done(RunResult::failed(
-                ErrorCode::RuntimeUnavailable,
-                messages::CLOSED,
-            ));
+            let mut result = RunResult::failed(ErrorCode::RuntimeUnavailable, messages::CLOSED);
+            result.set_telemetry(telemetry());
+            return done(result);
         }
         if let Some(stop) = control.stopped() {
-            return done(cell::stopped_result(stop));
+            let mut result = run::stopped_result(stop);
+            result.set_telemetry(telemetry());
+            return done(result);
         }
         control.arm(request.started + Duration::from_millis(request.config.timeout_ms));
         self.track(&control);
-        self.pool.submit(Box::new(move |on_worker| {
-            if !on_worker {
-                return done(cell::stopped_result(Stop::Closed));
-            }
-            let (result, vm) = catch_unwind(AssertUnwindSafe(|| cell::run(request, &control)))
-                .unwrap_or_else(|_| {
-                    let result = RunResult::failed(ErrorCode::InternalError, messages::INTERNAL);
-                    (result, None)
-                });
-            done(result);
-            // Teardown and the next cell's VM cost nothing to this one's caller.
-            let _ = catch_unwind(AssertUnwindSafe(move || {
-                drop(vm);
-                cell::refill_spare();
-            }));
-        }));
+        self.workers.submit(Job {
+            request,
+            control,
+            done,
+        });
     }
 
-    /// Stops every cell in progress and the workers.
+    /// Stops every run in progress and the workers.
     pub fn close(&self) {
         if self.closed.swap(true, Ordering::AcqRel) {
             return;
         }
         for control in self.live.lock().drain(..).filter_map(|weak| weak.upgrade()) {
-            control.stop(Stop::Closed);
+            control.stop(crate::sandbox::Stop::Closed);
         }
-        self.pool.shutdown();
+        self.workers.shutdown();
     }
 
     fn track(&self, control: &Arc<Control>) {
-        let mut live = self.live.lock();
-        live.retain(|weak| weak.strong_count() > 0);
-        live.push(Arc::downgrade(control));
+        {
+            let mut live = self.live.lock();
+            live.retain(|weak| weak.strong_count() > 0);
+            live.push(Arc::downgrade(control));
+        }
+        // A close that ran while this run was being tracked missed it.
+        if self.is_closed() {
+            control.stop(crate::sandbox::Stop::Closed);
+        }
     }
 }

@@ -43,11 +43,24 @@ impl Stop {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Control {
     /// Nanoseconds since [`epoch`]; 0 means no deadline armed.
     deadline: AtomicU64,
     stop: AtomicU8,
+    /// Called after a stop is requested, so a worker waiting on the run wakes.
+    notify: OnceLock<Notify>,
+}
+
+type Notify = Box<dyn Fn() + Send + Sync>;
+
+impl std::fmt::Debug for Control {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Control")
+            .field("deadline", &self.deadline)
+            .field("stop", &self.stop)
+            .finish_non_exhaustive()
+    }
 }
 
 fn epoch() -> Instant {
@@ -64,6 +77,7 @@ impl Control {
         Self {
             deadline: AtomicU64::new(0),
             stop: AtomicU8::new(0),
+            notify: OnceLock::new(),
         }
     }
 
@@ -80,9 +94,21 @@ impl Control {
 
     /// Requests a stop; returns false when another reason was already set.
     pub fn stop(&self, reason: Stop) -> bool {
-        self.stop
+        let first = self
+            .stop
             .compare_exchange(0, reason as u8, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
+            .is_ok();
+        if first {
+            if let Some(notify) = self.notify.get() {
+                notify();
+            }
+        }
+        first
+    }
+
+    /// Sets what a stop wakes (once per control block).
+    pub fn on_stop(&self, notify: impl Fn() + Send + Sync + 'static) {
+        let _ = self.notify.set(Box::new(notify));
     }
 
     pub fn stopped(&self) -> Option<Stop> {

@@ -2,6 +2,7 @@
 //! codec. A VM is driven by one thread at a time and may move between threads.
 
 mod alloc;
+pub mod bridge;
 mod control;
 mod errors;
 mod json;

@@ -12,6 +12,7 @@ use rquickjs::object::Property;
 use rquickjs::{qjs, Ctx, Exception, Function, Object, Persistent, Value};
 use serde_json::value::RawValue;
 
+use super::bridge::CallTable;
 use super::control::{Control, Stop};
 use super::json::{string_lossy, to_json, ConvertError};
 use super::output::OutputLog;
@@ -28,6 +29,8 @@ pub struct Shared {
     pub bound: Rc<OnceCell<Arc<Control>>>,
     pub output: Arc<Mutex<OutputLog>>,
     pub tag: Rc<RefCell<Option<Persistent<Function<'static>>>>>,
+    /// The run's nested calls and its surface's catalog.
+    pub calls: Rc<RefCell<CallTable>>,
 }
 
 /// What an unbound VM reads: never stopped, no deadline. No guest code runs
@@ -170,7 +173,7 @@ pub fn terminate(ctx: &Ctx<'_>, control: &Control, reason: Stop) -> rquickjs::Er
     }
 }
 
-fn define<'js>(
+pub fn define<'js>(
     target: &Object<'js>,
     name: &str,
     value: impl rquickjs::IntoJs<'js>,

@@ -15,12 +15,14 @@ use rquickjs::{
 use serde_json::value::RawValue;
 
 use super::alloc::{CountingAllocator, Meter};
+use super::bridge::{self, BridgeScope, CallTable};
 use super::control::{Control, Stop};
 use super::errors::{self, CELL_FILE};
 use super::json::{to_json, ConvertError};
 use super::output::OutputLog;
 use super::prelude::{self, Shared};
 use crate::result::{ErrorCode, Output};
+use crate::runs::host::{CallKey, Settlement};
 
 /// Per-VM limits.
 #[derive(Clone, Copy, Debug)]
@@ -28,6 +30,8 @@ pub struct VmLimits {
     pub memory_bytes: usize,
     pub stack_bytes: usize,
     pub max_output_bytes: usize,
+    /// Byte cap of one tool input or result crossing the bridge.
+    pub max_bridge_bytes: usize,
 }
 
 /// Where a cell stands after the host drove it as far as it can.
@@ -73,9 +77,13 @@ unsafe impl Send for Vm {}
 
 impl Vm {
     /// A VM bound to a run at once.
-    pub fn new(limits: VmLimits, control: Arc<Control>) -> rquickjs::Result<Self> {
+    pub fn new(
+        limits: VmLimits,
+        control: Arc<Control>,
+        scope: Option<Arc<BridgeScope>>,
+    ) -> rquickjs::Result<Self> {
         let vm = Self::blank(limits.stack_bytes)?;
-        vm.bind(limits, control);
+        vm.bind(limits, control, scope)?;
         Ok(vm)
     }
 
@@ -92,6 +100,7 @@ impl Vm {
             bound: Rc::new(OnceCell::new()),
             output: Arc::new(Mutex::new(OutputLog::new(0))),
             tag: Rc::new(RefCell::new(None)),
+            calls: Rc::new(RefCell::new(CallTable::default())),
         };
         context.with(|ctx| -> rquickjs::Result<()> {
             let object: Object = ctx.globals().get("Object")?;
@@ -109,9 +118,15 @@ impl Vm {
         })
     }
 
-    /// Gives a blank VM its run: limits, and the control block its interrupt
-    /// handler and host functions obey. A VM is bound once.
-    pub fn bind(&self, limits: VmLimits, control: Arc<Control>) {
+    /// Gives a blank VM its run: limits, the control block its interrupt
+    /// handler and host functions obey, and the surface's tools. A VM is bound
+    /// once.
+    pub fn bind(
+        &self,
+        limits: VmLimits,
+        control: Arc<Control>,
+        scope: Option<Arc<BridgeScope>>,
+    ) -> rquickjs::Result<()> {
         self.meter.set_limit(limits.memory_bytes);
         self.runtime.set_max_stack_size(limits.stack_bytes);
         self.shared
@@ -129,6 +144,33 @@ impl Vm {
         }
         let first = self.shared.bound.set(control).is_ok();
         debug_assert!(first, "a VM is bound to one run only");
+        self.shared.calls.borrow_mut().max_bridge_bytes = limits.max_bridge_bytes;
+        if let Some(scope) = scope {
+            self.shared.calls.borrow_mut().scope = Some(scope.clone());
+            self.context
+                .with(|ctx| bridge::install(&ctx, &self.shared, &scope))?;
+        }
+        Ok(())
+    }
+
+    /// The run's nested calls.
+    pub fn calls(&self) -> std::cell::RefMut<'_, CallTable> {
+        self.shared.calls.borrow_mut()
+    }
+
+    /// Heap bytes the runtime holds now.
+    pub fn heap_bytes(&self) -> usize {
+        self.meter.used()
+    }
+
+    /// Feeds settled nested calls into the guest, then drives it.
+    pub fn settle(&mut self, settled: Vec<(CallKey, Settlement)>) -> CellOutcome {
+        self.context.with(|ctx| {
+            for (key, settlement) in settled {
+                bridge::settle(&ctx, &self.shared, key, settlement);
+            }
+        });
+        self.drive()
     }
 
     /// Output items produced since the previous result.
@@ -266,6 +308,7 @@ impl Drop for Vm {
         // Every handle into the heap goes before the context and runtime free it.
         self.promise = None;
         self.shared.tag.borrow_mut().take();
+        self.shared.calls.borrow_mut().clear();
     }
 }
 

@@ -1,0 +1,159 @@
+//! One catalog entry: its public fields, the lower-cased text search compares,
+//! and its compact JSON (what `ALL_TOOLS` and `tools.search` return).
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::{McpMeta, ToolSource, ToolSpec};
+
+#[derive(Clone, Debug)]
+pub struct CatalogEntry {
+    pub id: String,
+    pub name: String,
+    pub label: Option<String>,
+    pub description: String,
+    /// The input JSON Schema; `{}` when the tool has none.
+    pub parameters: Value,
+    pub source: ToolSource,
+    pub source_name: Option<String>,
+    pub replay_safe: bool,
+    pub mcp: Option<McpMeta>,
+    pub(super) lower: Lowered,
+    compact_json: String,
+}
+
+/// Lower-cased copies of the searchable text, computed once per run.
+#[derive(Clone, Debug)]
+pub(super) struct Lowered {
+    pub id: String,
+    pub name: String,
+    pub label: Option<String>,
+    pub description: String,
+}
+
+/// The guest-facing JSON shape; keys in this order, absent optional keys omitted.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GuestJson<'a> {
+    id: &'a str,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label: Option<&'a str>,
+    description: &'a str,
+    source: ToolSource,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parameters: Option<&'a Value>,
+}
+
+impl CatalogEntry {
+    pub(super) fn new(id: String, spec: &ToolSpec) -> Self {
+        let mut entry = CatalogEntry {
+            lower: Lowered {
+                id: id.to_lowercase(),
+                name: spec.name.to_lowercase(),
+                label: spec.label.as_deref().map(str::to_lowercase),
+                description: spec.description.to_lowercase(),
+            },
+            id,
+            name: spec.name.clone(),
+            label: spec.label.clone(),
+            description: spec.description.clone(),
+            parameters: spec
+                .parameters
+                .clone()
+                .filter(|schema| !schema.is_null())
+                .unwrap_or_else(|| json!({})),
+            source: spec.source,
+            source_name: spec.source_name.clone(),
+            replay_safe: spec.replay_safe,
+            mcp: spec.mcp.clone(),
+            compact_json: String::new(),
+        };
+        entry.compact_json = entry.guest_json(false);
+        entry
+    }
+
+    /// `{id, name, label?, description, source, sourceName?}` as JSON text
+    /// (precomputed).
+    pub fn compact_json(&self) -> &str {
+        &self.compact_json
+    }
+
+    /// The compact entry plus `parameters`, as JSON text (what `tools.describe`
+    /// returns). Built on demand: schemas can be large and describe is rare.
+    pub fn describe_json(&self) -> String {
+        self.guest_json(true)
+    }
+
+    fn guest_json(&self, with_parameters: bool) -> String {
+        let shape = GuestJson {
+            id: &self.id,
+            name: &self.name,
+            label: self.label.as_deref(),
+            description: &self.description,
+            source: self.source,
+            source_name: self.source_name.as_deref(),
+            parameters: with_parameters.then_some(&self.parameters),
+        };
+        // Strings and a `serde_json::Value` (string keys only) cannot fail to serialize.
+        serde_json::to_string(&shape).expect("catalog entries serialize")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use super::*;
+
+    #[test]
+    fn compact_json_keeps_key_order_and_omits_absent_keys() {
+        let bare = CatalogEntry::new("openclaw:core:read".into(), &core("read"));
+        assert_eq!(
+            bare.compact_json(),
+            r#"{"id":"openclaw:core:read","name":"read","description":"read tool","source":"openclaw"}"#
+        );
+        let full = CatalogEntry::new(
+            "client:app:pick".into(),
+            &described(client("pick", Some("app")), Some("Pick \"it\""), "Pick one"),
+        );
+        assert_eq!(
+            full.compact_json(),
+            r#"{"id":"client:app:pick","name":"pick","label":"Pick \"it\"","description":"Pick one","source":"client","sourceName":"app"}"#
+        );
+    }
+
+    #[test]
+    fn describe_json_adds_parameters_defaulting_to_an_empty_object() {
+        let bare = CatalogEntry::new("openclaw:core:read".into(), &core("read"));
+        assert_eq!(bare.parameters, json!({}));
+        assert_eq!(
+            bare.describe_json(),
+            r#"{"id":"openclaw:core:read","name":"read","description":"read tool","source":"openclaw","parameters":{}}"#
+        );
+        let mut spec = plugin("browse", "browser");
+        spec.parameters =
+            Some(json!({"type": "object", "properties": {"url": {"type": "string"}}}));
+        let entry = CatalogEntry::new("openclaw:browser:browse".into(), &spec);
+        assert_eq!(
+            entry.describe_json(),
+            concat!(
+                r#"{"id":"openclaw:browser:browse","name":"browse","description":"browse tool","source":"openclaw","sourceName":"browser","#,
+                r#""parameters":{"type":"object","properties":{"url":{"type":"string"}}}}"#
+            )
+        );
+    }
+
+    #[test]
+    fn searchable_text_is_lower_cased() {
+        let entry = CatalogEntry::new(
+            "openclaw:core:Web_Fetch".into(),
+            &described(core("Web_Fetch"), Some("Web Fetch"), "Fetch a URL"),
+        );
+        assert_eq!(entry.lower.id, "openclaw:core:web_fetch");
+        assert_eq!(entry.lower.name, "web_fetch");
+        assert_eq!(entry.lower.label.as_deref(), Some("web fetch"));
+        assert_eq!(entry.lower.description, "fetch a url");
+    }
+}

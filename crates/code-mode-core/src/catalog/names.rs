@@ -1,0 +1,123 @@
+//! Convenience functions `tools.<name>(input)` (SPEC 5): which names get one.
+
+use super::{Catalog, CatalogEntry};
+
+/// The catalog helpers on `tools`; a tool name never shadows them.
+const HELPERS: [&str; 3] = ["search", "describe", "call"];
+
+/// ECMAScript reserved words, strict-mode reserved words and the literals.
+#[rustfmt::skip]
+const RESERVED_WORDS: [&str; 46] = [
+    "await", "break", "case", "catch", "class", "const", "continue", "debugger", "default",
+    "delete", "do", "else", "enum", "export", "extends", "false", "finally", "for", "function",
+    "if", "implements", "import", "in", "instanceof", "interface", "let", "new", "null", "package",
+    "private", "protected", "public", "return", "static", "super", "switch", "this", "throw",
+    "true", "try", "typeof", "var", "void", "while", "with", "yield",
+];
+
+/// Property names with a meaning of their own on any object: `__proto__` would
+/// replace the prototype of `tools`, and a function-valued `then` would make
+/// `tools` a thenable that `await` calls.
+const UNSAFE_PROPERTIES: [&str; 2] = ["__proto__", "then"];
+
+impl Catalog {
+    /// The names that get a convenience function, with their entries, in catalog
+    /// order: a JavaScript identifier (ASCII) that is not a reserved word, occurs
+    /// exactly once among the guest entries, and is not a catalog helper name.
+    pub fn convenience_names(&self) -> Vec<(&str, &CatalogEntry)> {
+        self.guest_entries()
+            .filter(|entry| {
+                let name = entry.name.as_str();
+                is_identifier(name)
+                    && !RESERVED_WORDS.contains(&name)
+                    && !HELPERS.contains(&name)
+                    && !UNSAFE_PROPERTIES.contains(&name)
+                    && self.guest_name_count(name) == 1
+            })
+            .map(|entry| (entry.name.as_str(), entry))
+            .collect()
+    }
+}
+
+/// `[A-Za-z_$][A-Za-z0-9_$]*`.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use super::*;
+
+    fn names(tools: &[crate::catalog::ToolSpec]) -> Vec<(String, String)> {
+        Catalog::build(tools)
+            .convenience_names()
+            .into_iter()
+            .map(|(name, entry)| (name.to_owned(), entry.id.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn identifiers_that_occur_once_get_a_function() {
+        assert_eq!(
+            names(&[
+                core("web_search"),
+                client("$pick2", Some("app")),
+                core("exec")
+            ]),
+            [
+                (
+                    "web_search".to_owned(),
+                    "openclaw:core:web_search".to_owned()
+                ),
+                ("exec".to_owned(), "openclaw:core:exec".to_owned()),
+                ("$pick2".to_owned(), "client:app:$pick2".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn non_identifiers_are_left_out() {
+        assert!(names(&[
+            core("web-search"),
+            core("2fa"),
+            core("a.b"),
+            core("café"),
+            core("")
+        ])
+        .is_empty());
+    }
+
+    #[test]
+    fn duplicates_are_left_out_but_mcp_does_not_count() {
+        assert!(names(&[core("read"), plugin("read", "notes")]).is_empty());
+        assert_eq!(
+            names(&[core("read"), mcp("read", "fs", "read")]),
+            [("read".to_owned(), "openclaw:core:read".to_owned())]
+        );
+    }
+
+    #[test]
+    fn helper_names_reserved_words_and_unsafe_properties_are_left_out() {
+        let tools: Vec<_> = [
+            "search",
+            "describe",
+            "call",
+            "delete",
+            "new",
+            "class",
+            "yield",
+            "__proto__",
+            "then",
+        ]
+        .into_iter()
+        .map(core)
+        .collect();
+        assert!(names(&tools).is_empty());
+        assert_eq!(names(&[core("deleted")]).len(), 1);
+    }
+}

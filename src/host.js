@@ -1,0 +1,151 @@
+// The JavaScript half of the bridge, compiled once per CodeMode on the
+// gateway's thread: starts nested calls through the gateway's executeTool,
+// emits their events, and reports how each ends through `settle`. Host globals
+// are captured here once, so later changes to them do not matter.
+(function codeModeHost(settle, ABORTED, TOOL_CALL_FAILED, HOT_MS) {
+  'use strict'
+  const AbortControllerClass = AbortController
+  const PromiseClass = Promise
+  const promiseResolve = Promise.resolve
+  const promiseThen = Promise.prototype.then
+  const apply = Reflect.apply
+  const parse = JSON.parse
+  const stringify = JSON.stringify
+  const now = performance.now.bind(performance)
+  const immediate = setImmediate
+  const reportError = (what, error) => {
+    try {
+      process.emitWarning(`code mode: ${what}: ${message(error)}`)
+    } catch {}
+  }
+
+  /** Calls in flight, by key. */
+  const live = new Map()
+
+  // While calls flow, keep this thread from sleeping for HOT_MS after the last
+  // activity: the event loop keeps turning (and serving I/O); it only skips
+  // the sleep whose wake-up would cost tens of microseconds per call.
+  let hotUntil = 0
+  let hot = false
+  function tick() {
+    if (now() < hotUntil) immediate(tick)
+    else hot = false
+  }
+  function keepHot() {
+    hotUntil = now() + HOT_MS
+    if (!hot) {
+      hot = true
+      immediate(tick)
+    }
+  }
+
+  function message(error) {
+    try {
+      if (typeof error === 'string') return error
+      if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
+        const text = error.message
+        if (typeof text === 'string') return text
+      }
+      return String(error)
+    } catch {
+      return TOOL_CALL_FAILED
+    }
+  }
+
+  function emit(onEvent, event) {
+    try {
+      onEvent(event)
+    } catch (error) {
+      reportError('onEvent threw', error)
+    }
+  }
+
+  function finish(key, ok, payload, value) {
+    const call = live.get(key)
+    if (call === undefined) return
+    live.delete(key)
+    if (call.onEvent !== undefined) {
+      const event = { type: 'nested_call_finished', toolCallId: call.toolCallId }
+      if (call.parentToolCallId !== null) event.parentToolCallId = call.parentToolCallId
+      event.toolId = call.toolId
+      event.name = call.name
+      event.ok = ok
+      event.durationMs = now() - call.started
+      if (ok) event.result = value
+      else event.error = payload
+      emit(call.onEvent, event)
+    }
+    settle(key, ok, payload)
+    keepHot()
+  }
+
+  function follow(key, returned) {
+    const onValue = (value) => {
+      let text
+      try {
+        text = stringify(value)
+      } catch (error) {
+        finish(key, false, message(error))
+        return
+      }
+      finish(key, true, text === undefined ? 'null' : text, value)
+    }
+    const onError = (error) => finish(key, false, message(error))
+    // Like `await`: a plain value is the result, a thenable is followed.
+    apply(promiseThen, apply(promiseResolve, PromiseClass, [returned]), [onValue, onError])
+  }
+
+  /** `batch`: JSON [[key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId, inputJson], ...] */
+  function start(execute, onEvent, batch) {
+    for (const [key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId, input] of parse(batch)) {
+      let controller
+      try {
+        controller = new AbortControllerClass()
+      } catch (error) {
+        settle(key, false, message(error))
+        continue
+      }
+      const call = { id, name, source }
+      if (sourceName !== null) call.sourceName = sourceName
+      call.input = parse(input)
+      call.toolCallId = toolCallId
+      if (parentToolCallId !== null) call.parentToolCallId = parentToolCallId
+      if (codeModeRunId !== null) call.codeModeRunId = codeModeRunId
+      call.signal = controller.signal
+      live.set(key, { controller, onEvent, toolCallId, parentToolCallId, toolId: id, name, started: now() })
+      if (onEvent !== undefined) {
+        const event = { type: 'nested_call_started', toolCallId }
+        if (parentToolCallId !== null) event.parentToolCallId = parentToolCallId
+        event.toolId = id
+        event.name = name
+        event.input = parse(input)
+        emit(onEvent, event)
+      }
+      let returned
+      try {
+        returned = execute(call)
+      } catch (error) {
+        finish(key, false, message(error))
+        continue
+      }
+      follow(key, returned)
+    }
+    keepHot()
+  }
+
+  /** Fires the signals of these calls and ends them; a later settlement is ignored. */
+  function abort(keys) {
+    for (const key of parse(keys)) {
+      const call = live.get(key)
+      if (call === undefined) continue
+      finish(key, false, ABORTED)
+      try {
+        call.controller.abort()
+      } catch (error) {
+        reportError('aborting a nested call threw', error)
+      }
+    }
+  }
+
+  return { start, abort }
+})
