@@ -5,7 +5,7 @@ use std::sync::Arc;
 use code_mode_core::catalog::Catalog;
 use code_mode_core::config::CodeModeConfig as CoreConfig;
 use code_mode_core::model;
-use code_mode_core::runs::{Engine, RunSurface};
+use code_mode_core::runs::{Engine, RunScope, RunSurface};
 use code_mode_core::sandbox::bridge::BridgeScope;
 use napi::bindgen_prelude::{Function, JsObjectValue, Object, Unknown};
 use napi::{Env, Error, Result, ValueType};
@@ -147,7 +147,20 @@ impl CodeMode {
                 visible_tools: visible_tools.clone(),
             })
         });
+        let text = |name: &str| -> Result<Option<String>> {
+            Ok(match field(&ctx, name)? {
+                code_mode_core::input::Field::Str(text) => Some(text),
+                _ => None,
+            })
+        };
+        let scope = Arc::new(RunScope {
+            agent_run_id: text("runId")?.unwrap_or_default(),
+            session_id: text("sessionId")?,
+            session_key: text("sessionKey")?,
+            agent_id: text("agentId")?,
+        });
         let plan = SurfacePlan {
+            scope,
             active,
             config,
             surface,
@@ -162,7 +175,7 @@ impl CodeMode {
     /// Suspended runs held now (diagnostics).
     #[napi]
     pub fn suspended_run_count(&self) -> u32 {
-        0
+        self.engine.suspended_runs() as u32
     }
 
     /// Drops every parked run and stops the workers (gateway shutdown). Cells in

@@ -39,6 +39,68 @@
     }
   }
 
+  const objectToString = Object.prototype.toString
+  const isArray = Array.isArray
+  const keys = Object.keys
+  const ErrorClass = Error
+  const SKIP = Symbol('skip')
+  const MAX_DEPTH = 1000
+
+  /**
+   * A tool result as JSON-safe JSON text (SPEC 6), node by node: bigints as
+   * decimal strings, Errors as {name, message}, cycles as "[Circular]", a
+   * throwing toJSON as its Object.prototype.toString tag.
+   */
+  function safeJson(value) {
+    const ancestors = []
+    function convert(value, key) {
+      if (value !== null && typeof value === 'object' && typeof value.toJSON === 'function' && !(value instanceof ErrorClass)) {
+        try {
+          value = value.toJSON(key)
+        } catch {
+          return apply(objectToString, value, [])
+        }
+      }
+      switch (typeof value) {
+        case 'string':
+        case 'boolean':
+          return value
+        case 'number':
+          return Number.isFinite(value) ? value : null
+        case 'bigint':
+          return value.toString()
+        case 'undefined':
+        case 'function':
+        case 'symbol':
+          return SKIP
+      }
+      if (value === null) return null
+      if (value instanceof ErrorClass) return { name: String(value.name), message: String(value.message) }
+      if (value instanceof Number || value instanceof String || value instanceof Boolean) return convert(value.valueOf(), key)
+      if (ancestors.includes(value)) return '[Circular]'
+      if (ancestors.length >= MAX_DEPTH) return '[Too deep]'
+      ancestors.push(value)
+      let out
+      if (isArray(value)) {
+        out = []
+        for (let i = 0; i < value.length; i++) {
+          const item = convert(value[i], String(i))
+          out.push(item === SKIP ? null : item)
+        }
+      } else {
+        out = {}
+        for (const name of keys(value)) {
+          const item = convert(value[name], name)
+          if (item !== SKIP) out[name] = item
+        }
+      }
+      ancestors.pop()
+      return out
+    }
+    const root = convert(value, '')
+    return root === SKIP ? 'null' : stringify(root)
+  }
+
   function message(error) {
     try {
       if (typeof error === 'string') return error
@@ -83,12 +145,12 @@
     const onValue = (value) => {
       let text
       try {
-        text = stringify(value)
+        text = safeJson(value)
       } catch (error) {
         finish(key, false, message(error))
         return
       }
-      finish(key, true, text === undefined ? 'null' : text, value)
+      finish(key, true, text, value)
     }
     const onError = (error) => finish(key, false, message(error))
     // Like `await`: a plain value is the result, a thenable is followed.

@@ -8,7 +8,7 @@ use code_mode_core::input::RawExecInput;
 use code_mode_core::messages;
 use code_mode_core::model;
 use code_mode_core::result::{ErrorCode, RunResult};
-use code_mode_core::runs::{Engine, ExecRequest, RunSurface};
+use code_mode_core::runs::{Engine, ExecRequest, RunScope, RunSurface, WaitRequest};
 use code_mode_core::sandbox::{Control, Stop};
 use napi::bindgen_prelude::{FnArgs, Function, JsObjectValue, Object, ToNapiValue, Unknown};
 use napi::{sys, Env, Error, JsValue, Result, ValueType};
@@ -26,6 +26,8 @@ pub struct SurfacePlan {
     /// Names a provider payload may carry besides exec and wait (active), or
     /// the run's unchanged tool names (inactive).
     pub allowed_payload: Vec<String>,
+    /// Who may resume this run's parked runs.
+    pub scope: Arc<RunScope>,
 }
 
 /// The model-facing surface of one agent run.
@@ -126,24 +128,96 @@ impl CodeModeRunSurface {
                 return Ok(promise);
             }
         };
-        let control = Arc::new(Control::default());
-        let mut parent_tool_call_id = None;
-        if let Some(call) = call {
-            watch_signal(env, &call, &control)?;
-            if let code_mode_core::input::Field::Str(id) = field(&call, "toolCallId")? {
-                parent_tool_call_id = Some(id).filter(|id| !id.is_empty());
-            }
-        }
+        let (control, parent_tool_call_id) = call_options(env, call)?;
         let request = ExecRequest {
             input,
             config: self.plan.config.clone(),
             started,
             surface,
             parent_tool_call_id,
+            scope: self.plan.scope.clone(),
         };
         self.engine.exec(request, control, Box::new(settle));
         Ok(promise)
     }
+
+    /// Resumes a suspended run: `input` is `{runId}` (or `{run_id}`). Resolves
+    /// to a `CodeModeResult`; never rejects for anything the model caused.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "input: unknown, call?: { toolCallId?: string; signal?: AbortSignal }",
+        ts_return_type = "Promise<CodeModeResult>"
+    )]
+    pub fn wait<'env>(
+        &self,
+        env: &'env Env,
+        input: Unknown,
+        call: Option<Object>,
+    ) -> Result<Object<'env>> {
+        let started = Instant::now();
+        if !self.plan.active {
+            return Err(Error::from_reason("code mode is not active for this run."));
+        }
+        let Some(surface) = self.plan.surface.clone() else {
+            return Err(Error::from_reason(
+                "RunContext.executeTool must be a function.",
+            ));
+        };
+        let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
+        let settle = move |result: RunResult| {
+            let json = result.to_json();
+            deferred.resolve(move |_| Ok(JsonText(json)));
+        };
+        let Some(run_id) = read_run_id(&input)? else {
+            let mut result = RunResult::failed(ErrorCode::InvalidInput, messages::RUN_ID_REQUIRED);
+            result.set_telemetry(surface.telemetry());
+            settle(result);
+            return Ok(promise);
+        };
+        let (control, parent_tool_call_id) = call_options(env, call)?;
+        let request = WaitRequest {
+            run_id,
+            config: self.plan.config.clone(),
+            started,
+            surface,
+            parent_tool_call_id,
+            scope: (*self.plan.scope).clone(),
+        };
+        self.engine.wait(request, control, Box::new(settle));
+        Ok(promise)
+    }
+}
+
+/// The control block of one exec or wait call (watching its `signal`) and its
+/// `toolCallId`.
+fn call_options(env: &Env, call: Option<Object>) -> Result<(Arc<Control>, Option<String>)> {
+    let control = Arc::new(Control::default());
+    let mut parent_tool_call_id = None;
+    if let Some(call) = call {
+        watch_signal(env, &call, &control)?;
+        if let code_mode_core::input::Field::Str(id) = field(&call, "toolCallId")? {
+            parent_tool_call_id = Some(id).filter(|id| !id.is_empty());
+        }
+    }
+    Ok((control, parent_tool_call_id))
+}
+
+/// `runId` (or its alias `run_id`), trimmed; `None` when absent or blank.
+fn read_run_id(input: &Unknown) -> Result<Option<String>> {
+    if input.get_type()? != ValueType::Object {
+        return Ok(None);
+    }
+    // SAFETY: the type was checked just above.
+    let object: Object = unsafe { input.cast()? };
+    for name in ["runId", "run_id"] {
+        if let code_mode_core::input::Field::Str(id) = field(&object, name)? {
+            let id = id.trim();
+            if !id.is_empty() {
+                return Ok(Some(id.to_owned()));
+            }
+        }
+    }
+    Ok(None)
 }
 
 fn read_input(input: &Unknown) -> Result<Option<RawExecInput>> {

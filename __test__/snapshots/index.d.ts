@@ -182,6 +182,11 @@ export declare class CodeModeRunSurface {
    * the model caused.
    */
   exec(input: unknown, call?: { toolCallId?: string; signal?: AbortSignal }): Promise<CodeModeResult>
+  /**
+   * Resumes a suspended run: `input` is `{runId}` (or `{run_id}`). Resolves
+   * to a `CodeModeResult`; never rejects for anything the model caused.
+   */
+  wait(input: unknown, call?: { toolCallId?: string; signal?: AbortSignal }): Promise<CodeModeResult>
 }
 
 /** The resolved `tools.codeMode` configuration: every field present and in range. */

@@ -128,3 +128,18 @@ pub fn tool_input_too_large(max: usize) -> String {
 pub fn tool_result_too_large(len: usize, max: usize) -> String {
     format!("tool result of {len} bytes is larger than the code mode bridge limit of {max} bytes.")
 }
+
+// --- Parked runs (SPEC 8) ---
+
+pub const RESTART_SAFE_TOOL: &str = "restart-safe code mode cannot call side-effecting tools.";
+pub const RESTART_SAFE_NAMESPACE: &str = "restart-safe code mode cannot call plugin namespaces.";
+pub const TOO_MANY_PARKED: &str = "too many suspended code mode runs.";
+pub const RUN_UNAVAILABLE: &str = "code mode run is unavailable or expired.";
+pub const RUN_OTHER_AGENT_RUN: &str = "code mode run belongs to a different agent run.";
+pub const RUN_OTHER_SESSION: &str = "code mode run belongs to a different session.";
+pub const RUN_BEING_RESUMED: &str = "code mode run is already being resumed.";
+pub const RUN_ID_REQUIRED: &str = "runId must be a non-empty string.";
+
+pub fn snapshot_limit(bytes: usize, max: usize) -> String {
+    format!("code mode snapshot limit exceeded: the suspended run holds {bytes} bytes; the limit is {max}.")
+}

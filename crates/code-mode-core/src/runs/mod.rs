@@ -3,6 +3,7 @@
 
 pub mod host;
 mod run;
+mod store;
 mod worker;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,7 +19,9 @@ use crate::result::{ErrorCode, RunResult, SourceCounts, Telemetry};
 use crate::sandbox::bridge::BridgeScope;
 use crate::sandbox::Control;
 use host::Host;
-use run::Job;
+use run::{Job, JobKind};
+pub use store::RunScope;
+use store::Store;
 use worker::Workers;
 
 /// Bytes of JS stack a cell may use before a RangeError.
@@ -66,10 +69,27 @@ pub struct ExecRequest {
     pub surface: Arc<RunSurface>,
     /// The exec call's own tool call id, the parent of its nested calls.
     pub parent_tool_call_id: Option<String>,
+    /// Who may resume the run if it parks.
+    pub scope: Arc<RunScope>,
+}
+
+/// One wait call, validated.
+pub struct WaitRequest {
+    pub run_id: String,
+    pub config: Arc<CodeModeConfig>,
+    /// When the host call was made: the fresh budget starts here.
+    pub started: Instant,
+    /// The surface the wait came through (its telemetry, when the run is gone).
+    pub surface: Arc<RunSurface>,
+    /// The wait call's own tool call id, the parent of new nested calls.
+    pub parent_tool_call_id: Option<String>,
+    /// Who is asking.
+    pub scope: RunScope,
 }
 
 pub struct Engine {
     workers: Workers,
+    store: Arc<Store>,
     closed: AtomicBool,
     /// Controls of runs in progress, so `close` can stop them.
     live: Mutex<Vec<Weak<Control>>>,
@@ -79,6 +99,7 @@ impl Engine {
     pub fn new(workers: usize) -> std::io::Result<Self> {
         Ok(Self {
             workers: Workers::new(workers, run::refill_spare)?,
+            store: Store::new()?,
             closed: AtomicBool::new(false),
             live: Mutex::new(Vec::new()),
         })
@@ -113,10 +134,49 @@ impl Engine {
         control.arm(request.started + Duration::from_millis(request.config.timeout_ms));
         self.track(&control);
         self.workers.submit(Job {
-            request,
+            kind: JobKind::Exec(request),
             control,
             done,
+            store: self.store.clone(),
         });
+    }
+
+    /// Resumes a parked run with a fresh budget; `done` receives the result. A
+    /// wait that cannot resume the run (unknown, expired, foreign, already
+    /// being resumed) fails with `invalid_input`; an aborted one drops the run.
+    pub fn wait(&self, request: WaitRequest, control: Arc<Control>, done: Done) {
+        let fail = |code: ErrorCode, message: &str| {
+            let mut result = RunResult::failed(code, message);
+            result.set_telemetry(request.surface.telemetry());
+            result
+        };
+        if self.is_closed() {
+            return done(fail(ErrorCode::RuntimeUnavailable, messages::CLOSED));
+        }
+        let run = match self.store.take(&request.run_id, &request.scope) {
+            Ok(run) => run,
+            Err(message) => return done(fail(ErrorCode::InvalidInput, message)),
+        };
+        if let Some(stop) = control.stopped() {
+            let mut result = run::stopped_result(stop);
+            result.set_telemetry(request.surface.telemetry());
+            self.store.release(&request.run_id);
+            run.discard();
+            return done(result);
+        }
+        control.arm(request.started + Duration::from_millis(request.config.timeout_ms));
+        self.track(&control);
+        self.workers.submit(Job {
+            kind: JobKind::Resume(Box::new(run), request),
+            control,
+            done,
+            store: self.store.clone(),
+        });
+    }
+
+    /// Parked runs held now.
+    pub fn suspended_runs(&self) -> usize {
+        self.store.parked()
     }
 
     /// Stops every run in progress and the workers.
@@ -127,6 +187,7 @@ impl Engine {
         for control in self.live.lock().drain(..).filter_map(|weak| weak.upgrade()) {
             control.stop(crate::sandbox::Stop::Closed);
         }
+        self.store.close();
         self.workers.shutdown();
     }
 

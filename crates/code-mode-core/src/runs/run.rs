@@ -1,16 +1,20 @@
-//! One run on a worker: prepare the source, bind a fresh VM, evaluate, then
-//! alternate between driving the guest and feeding it settled nested calls
-//! until it completes, fails or runs out of budget.
+//! One run on a worker. An exec leg prepares the source, binds a fresh VM and
+//! evaluates; a wait leg takes a parked run back. Either then alternates
+//! between driving the guest and feeding it settled nested calls until the run
+//! completes, fails, yields, or its budget ends with calls pending: then it
+//! parks (SPEC 8).
 
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::host::{Dispatch, Inbox, Reply, Waker};
-use super::{Done, ExecRequest, RunSurface, JS_STACK_BYTES};
+use super::store::{RunScope, Store};
+use super::{Done, ExecRequest, RunSurface, WaitRequest, JS_STACK_BYTES};
+use crate::config::CodeModeConfig;
 use crate::messages;
-use crate::result::{ErrorCode, RunResult};
+use crate::result::{ErrorCode, RunResult, WaitReason};
 use crate::sandbox::{CellOutcome, Control, Stop, Vm, VmLimits};
 use crate::source::{self, SourceError};
 
@@ -44,62 +48,91 @@ fn fresh_vm(
     Ok(vm)
 }
 
-/// Work handed to a worker.
-pub struct Job {
-    pub(super) request: ExecRequest,
+/// Work handed to a worker: a new run, or a parked one to resume.
+pub(super) struct Job {
+    pub(super) kind: JobKind,
     pub(super) control: Arc<Control>,
     pub(super) done: Done,
+    pub(super) store: Arc<Store>,
+}
+
+pub(super) enum JobKind {
+    Exec(ExecRequest),
+    Resume(Box<ActiveRun>, WaitRequest),
 }
 
 impl Job {
     /// Reports without running: the workers are shut down.
     pub(super) fn refuse(self) {
         let mut result = stopped_result(Stop::Closed);
-        result.set_telemetry(self.request.surface.telemetry());
+        match self.kind {
+            JobKind::Exec(request) => result.set_telemetry(request.surface.telemetry()),
+            JobKind::Resume(run, _) => {
+                result.set_telemetry(run.surface.telemetry());
+                run.discard();
+            }
+        }
         (self.done)(result);
     }
 
-    /// Starts the run on this worker. Returns it when it awaits nested calls;
-    /// otherwise it has already reported.
+    /// Starts the leg on this worker. Returns the run while it awaits nested
+    /// calls; otherwise it has already reported.
     pub(super) fn start(self, waker: Waker) -> Option<ActiveRun> {
         let Job {
-            request,
+            kind,
             control,
             done,
+            store,
         } = self;
-        let surface = request.surface.clone();
-        let restart_safe = request.input.restart_safe;
-        let inbox = Arc::new(Inbox::default());
-        inbox.set_waker(Some(waker));
+        let (mut run, request) = match kind {
+            JobKind::Exec(request) => {
+                let run = ActiveRun {
+                    vm: None,
+                    control: control.clone(),
+                    inbox: Arc::new(Inbox::default()),
+                    surface: request.surface.clone(),
+                    scope: request.scope.clone(),
+                    config: request.config.clone(),
+                    restart_safe: request.input.restart_safe,
+                    run_id: None,
+                    progressed: false,
+                    fed: false,
+                    done: Some(done),
+                    end: None,
+                    store,
+                };
+                (run, Ok(request))
+            }
+            JobKind::Resume(run, request) => {
+                let mut run = *run;
+                run.control = control.clone();
+                run.config = request.config.clone();
+                run.done = Some(done);
+                run.progressed = false;
+                run.fed = false;
+                (run, Err(request))
+            }
+        };
+        run.inbox.set_waker(Some(waker));
         {
-            let inbox = Arc::downgrade(&inbox);
+            let inbox = Arc::downgrade(&run.inbox);
             control.on_stop(move || {
                 if let Some(inbox) = inbox.upgrade() {
                     inbox.poke();
                 }
             });
         }
-        let mut run = ActiveRun {
-            vm: None,
-            control,
-            inbox,
-            surface,
-            max_in_flight: request.config.max_pending_tool_calls as usize,
-            restart_safe,
-            done: Some(done),
-            result: None,
+        let begun = catch_unwind(AssertUnwindSafe(|| match &request {
+            Ok(request) => run.begin(request),
+            Err(request) => run.resume(request),
+        }));
+        let end = match begun {
+            Ok(end) => end,
+            Err(_) => Some(End::internal()),
         };
-        let started = catch_unwind(AssertUnwindSafe(|| run.begin(&request)));
-        let finished = match started {
-            Ok(result) => result,
-            Err(_) => Some(RunResult::failed(
-                ErrorCode::InternalError,
-                messages::INTERNAL,
-            )),
-        };
-        match finished {
-            Some(result) => {
-                run.result = Some(result);
+        match end {
+            Some(end) => {
+                run.end = Some(end);
                 run.finish();
                 None
             }
@@ -108,31 +141,69 @@ impl Job {
     }
 }
 
-/// A run a worker drives: its VM waits on nested calls.
+/// How a leg ends.
+pub(super) enum End {
+    Result(RunResult),
+    Park(WaitReason),
+}
+
+impl End {
+    fn internal() -> Self {
+        End::Result(RunResult::failed(
+            ErrorCode::InternalError,
+            messages::INTERNAL,
+        ))
+    }
+}
+
+/// A run: its VM, its mailbox, and the leg driving it now.
 pub(super) struct ActiveRun {
     vm: Option<Vm>,
+    /// The control block of the current leg.
     control: Arc<Control>,
     inbox: Arc<Inbox>,
     surface: Arc<RunSurface>,
-    max_in_flight: usize,
+    scope: Arc<RunScope>,
+    /// The configuration of the current leg.
+    config: Arc<CodeModeConfig>,
     restart_safe: bool,
+    /// The id it was parked under, while resumed.
+    run_id: Option<String>,
+    /// Whether this leg fed the guest anything (settlements or a yield answer).
+    progressed: bool,
+    /// Whether this leg fed the guest and drove it once since (restart-safe
+    /// runs park at the next await).
+    fed: bool,
     done: Option<Done>,
-    result: Option<RunResult>,
+    end: Option<End>,
+    store: Arc<Store>,
 }
 
+// SAFETY: a run moves between threads as one unit (a worker, the store, the
+// expiry thread); its VM is only ever used by the thread holding the run. See
+// `Vm`'s own `Send`.
+unsafe impl Send for ActiveRun {}
+
 impl ActiveRun {
-    /// Prepares the source, binds a VM and evaluates. `Some` when the run
-    /// already ended.
-    fn begin(&mut self, request: &ExecRequest) -> Option<RunResult> {
+    pub(super) fn scope(&self) -> &RunScope {
+        &self.scope
+    }
+
+    pub(super) fn scope_arc(&self) -> Arc<RunScope> {
+        self.scope.clone()
+    }
+
+    /// Prepares the source, binds a VM and evaluates.
+    fn begin(&mut self, request: &ExecRequest) -> Option<End> {
         if let Some(stop) = self.control.stopped() {
-            return Some(stopped_result(stop));
+            return Some(End::Result(stopped_result(stop)));
         }
         if self
             .control
             .deadline()
             .is_some_and(|deadline| Instant::now() >= deadline)
         {
-            return Some(stopped_result(Stop::Timeout));
+            return Some(End::Result(stopped_result(Stop::Timeout)));
         }
         let prepared = match source::prepare(&request.input.code, request.input.language) {
             Ok(prepared) => prepared,
@@ -141,7 +212,7 @@ impl ActiveRun {
                     SourceError::Syntax { .. } => ErrorCode::InternalError,
                     _ => ErrorCode::InvalidInput,
                 };
-                return Some(RunResult::failed(code, error.message()));
+                return Some(End::Result(RunResult::failed(code, error.message())));
             }
         };
         let config = &request.config;
@@ -155,66 +226,109 @@ impl ActiveRun {
             Ok(vm) => vm,
             Err(error) => {
                 let message = format!("code mode runtime could not start: {error}");
-                return Some(RunResult::failed(ErrorCode::RuntimeUnavailable, message));
+                return Some(End::Result(RunResult::failed(
+                    ErrorCode::RuntimeUnavailable,
+                    message,
+                )));
             }
         };
+        vm.set_restart_safe(self.restart_safe);
         vm.calls().set_parent(request.parent_tool_call_id.clone());
         let vm = self.vm.insert(vm);
         let outcome = vm.start(&prepared.script);
         self.advance(outcome)
     }
 
-    /// Called when the worker wakes: true when the run has ended (its result
-    /// is ready for [`ActiveRun::finish`]).
+    /// Takes a parked run back: new control block, settled results and yield
+    /// answers fed in.
+    fn resume(&mut self, request: &WaitRequest) -> Option<End> {
+        if let Some(stop) = self.control.stopped() {
+            return Some(End::Result(stopped_result(stop)));
+        }
+        let vm = self.vm.as_mut()?;
+        vm.rebind(self.control.clone());
+        vm.calls().set_parent(request.parent_tool_call_id.clone());
+        let settled = self.inbox.take();
+        let yielded = vm.calls().yielded();
+        if settled.is_empty() && !yielded {
+            self.dispatch();
+            return None;
+        }
+        self.progressed = true;
+        let outcome = vm.settle(settled, true);
+        self.fed = true;
+        self.advance(outcome)
+    }
+
+    /// Called when the worker wakes: true when the leg has ended (see
+    /// [`ActiveRun::finish`]).
     pub(super) fn poll(&mut self) -> bool {
         let step = catch_unwind(AssertUnwindSafe(|| self.step()));
-        let result = match step {
-            Ok(result) => result,
-            Err(_) => Some(RunResult::failed(
-                ErrorCode::InternalError,
-                messages::INTERNAL,
-            )),
+        let end = match step {
+            Ok(end) => end,
+            Err(_) => Some(End::internal()),
         };
-        match result {
-            Some(result) => {
-                self.result = Some(result);
+        match end {
+            Some(end) => {
+                self.end = Some(end);
                 true
             }
             None => false,
         }
     }
 
-    fn step(&mut self) -> Option<RunResult> {
+    fn step(&mut self) -> Option<End> {
         if let Some(stop) = self.control.stopped() {
-            return Some(self.stopped(stop));
+            return Some(End::Result(self.stopped(stop)));
         }
         let settled = self.inbox.take();
         if !settled.is_empty() {
-            let outcome = self.vm.as_mut()?.settle(settled);
+            self.progressed = true;
+            let outcome = self.vm.as_mut()?.settle(settled, false);
+            self.fed = true;
             return self.advance(outcome);
         }
-        // Budget over while calls are pending: not parked yet.
+        // Budget over with calls pending: park.
         if self.control.should_interrupt() {
-            return Some(self.stopped(self.control.stopped().unwrap_or(Stop::Timeout)));
+            return Some(match self.control.stopped() {
+                Some(Stop::Timeout) | None => End::Park(self.wait_reason()),
+                Some(stop) => End::Result(self.stopped(stop)),
+            });
         }
         None
     }
 
+    fn wait_reason(&self) -> WaitReason {
+        match self.vm.as_ref().is_some_and(|vm| vm.calls().yielded()) {
+            true => WaitReason::Yield,
+            false => WaitReason::PendingTools,
+        }
+    }
+
     /// What to do after the guest ran as far as it could.
-    fn advance(&mut self, outcome: CellOutcome) -> Option<RunResult> {
+    fn advance(&mut self, outcome: CellOutcome) -> Option<End> {
         let (error, code) = match outcome {
             CellOutcome::Completed(value) => {
-                return Some(RunResult::Completed {
+                return Some(End::Result(RunResult::Completed {
                     value,
                     output: self.vm.as_ref()?.take_output(),
                     replay_safe: false,
                     telemetry: Default::default(),
-                })
+                }))
             }
             CellOutcome::Failed(code, error) => (error, code),
             CellOutcome::Pending => {
                 self.dispatch();
-                if self.vm.as_ref()?.calls().has_host_work() {
+                let calls = self.vm.as_ref()?.calls();
+                if calls.yielded() {
+                    return Some(End::Park(WaitReason::Yield));
+                }
+                if calls.has_host_work() {
+                    // Restart-safe runs never drain inline: every await parks.
+                    let exec_leg = self.run_id.is_none();
+                    if self.restart_safe && (exec_leg || self.fed) {
+                        return Some(End::Park(WaitReason::PendingTools));
+                    }
                     return None;
                 }
                 (
@@ -223,13 +337,13 @@ impl ActiveRun {
                 )
             }
         };
-        Some(RunResult::Failed {
+        Some(End::Result(RunResult::Failed {
             error,
             code,
             output: self.vm.as_ref()?.take_output(),
             replay_safe: false,
             telemetry: Default::default(),
-        })
+        }))
     }
 
     /// Starts queued nested calls while fewer than `maxPendingToolCalls` are in
@@ -238,9 +352,10 @@ impl ActiveRun {
         let Some(vm) = self.vm.as_mut() else {
             return;
         };
+        let max_in_flight = self.config.max_pending_tool_calls as usize;
         let mut calls = vm.calls();
         let batch: Vec<Dispatch> = calls
-            .start_queued(self.max_in_flight)
+            .start_queued(max_in_flight)
             .into_iter()
             .map(|(key, call)| Dispatch {
                 key,
@@ -251,7 +366,7 @@ impl ActiveRun {
                 input: call.input.clone(),
                 tool_call_id: call.tool_call_id.clone(),
                 parent_tool_call_id: call.parent_tool_call_id.clone(),
-                code_mode_run_id: None,
+                code_mode_run_id: self.run_id.clone(),
                 reply: Reply {
                     inbox: self.inbox.clone(),
                     key,
@@ -285,32 +400,122 @@ impl ActiveRun {
         self.control.deadline()
     }
 
-    /// Reports the result, aborts nested calls still in flight (SPEC 14.16),
-    /// then tears the VM down and builds the worker's next one.
+    /// Ends the leg: parks the run (SPEC 8 limits permitting), or reports its
+    /// result after aborting nested calls still in flight (SPEC 14.16) and
+    /// tearing the VM down.
     pub(super) fn finish(mut self) {
+        self.inbox.set_waker(None);
+        let end = self.end.take().unwrap_or_else(End::internal);
+        let (run, result) = match end {
+            End::Park(reason) => match self.park(reason) {
+                None => return,
+                Some(refused) => refused,
+            },
+            End::Result(result) => (self, result),
+        };
+        run.report(result);
+    }
+
+    /// Reports a final result: nested calls still in flight are aborted first.
+    fn report(mut self, mut result: RunResult) {
+        if let Some(id) = self.run_id.take() {
+            self.store.release(&id);
+        }
+        result.set_replay_safe(self.restart_safe);
+        result.set_telemetry(self.surface.telemetry());
+        let done = self.done.take();
+        // Nested calls still in flight are aborted before the result is out.
+        self.discard();
+        if let Some(done) = done {
+            done(result);
+        }
+    }
+
+    /// Moves the run into the store and reports `waiting`; or, when a limit
+    /// forbids parking, gives the run back with the failure to report.
+    fn park(mut self, reason: WaitReason) -> Option<(ActiveRun, RunResult)> {
+        let Some(vm) = self.vm.as_ref() else {
+            let internal = RunResult::failed(ErrorCode::InternalError, messages::INTERNAL);
+            return Some((self, internal));
+        };
+        let output = vm.take_output();
+        let pending_tool_calls = vm.calls().pending_calls();
+        let snapshot_bytes = vm.heap_bytes();
+        let max = self.config.max_snapshot_bytes as usize;
+        if snapshot_bytes > max {
+            let failure = RunResult::Failed {
+                error: messages::snapshot_limit(snapshot_bytes, max),
+                code: ErrorCode::SnapshotLimitExceeded,
+                output,
+                replay_safe: false,
+                telemetry: Default::default(),
+            };
+            return Some((self, failure));
+        }
+        // The same id while nothing new could run; a new one when the VM parks
+        // anew.
+        let previous = self.run_id.clone();
+        let id = match (&previous, self.progressed) {
+            (Some(id), false) => id.clone(),
+            _ => format!("cm_{}", uuid::Uuid::new_v4()),
+        };
+        let mut result = RunResult::Waiting {
+            run_id: id.clone(),
+            reason,
+            pending_tool_calls,
+            snapshot_bytes: snapshot_bytes as u64,
+            output,
+            replay_safe: self.restart_safe,
+            telemetry: self.surface.telemetry(),
+        };
+        let done = self.done.take();
+        let ttl = Duration::from_secs(self.config.snapshot_ttl_seconds);
+        self.run_id = Some(id.clone());
+        let store = self.store.clone();
+        match store.park(id, previous.as_deref(), Box::new(self), ttl) {
+            Ok(()) => {
+                if let Some(done) = done {
+                    done(result);
+                }
+                None
+            }
+            Err((run, message)) => {
+                let mut run = *run;
+                run.run_id = None;
+                run.done = done;
+                let code = match message {
+                    messages::CLOSED => ErrorCode::RuntimeUnavailable,
+                    _ => ErrorCode::InvalidInput,
+                };
+                let output = match &mut result {
+                    RunResult::Waiting { output, .. } => std::mem::take(output),
+                    _ => Vec::new(),
+                };
+                let failure = RunResult::Failed {
+                    error: message.to_owned(),
+                    code,
+                    output,
+                    replay_safe: false,
+                    telemetry: Default::default(),
+                };
+                Some((run, failure))
+            }
+        }
+    }
+
+    /// Frees the run: aborts its nested calls in flight and drops the VM.
+    pub(super) fn discard(mut self) {
         self.inbox.set_waker(None);
         let in_flight = self
             .vm
             .as_ref()
             .map(|vm| vm.calls().in_flight_keys())
             .unwrap_or_default();
-        let mut result = self
-            .result
-            .take()
-            .unwrap_or_else(|| RunResult::failed(ErrorCode::InternalError, messages::INTERNAL));
-        result.set_replay_safe(self.restart_safe);
-        result.set_telemetry(self.surface.telemetry());
         if !in_flight.is_empty() {
             self.surface.host.abort(in_flight);
         }
-        if let Some(done) = self.done.take() {
-            done(result);
-        }
         let vm = self.vm.take();
-        let _ = catch_unwind(AssertUnwindSafe(move || {
-            drop(vm);
-            refill_spare();
-        }));
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(vm)));
     }
 }
 

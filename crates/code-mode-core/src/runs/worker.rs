@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
-use super::run::{ActiveRun, Job};
+use super::run::{refill_spare, ActiveRun, Job};
 
 /// Virtual size of a worker's stack. Only the touched pages cost memory.
 /// How long a worker whose runs await nested calls polls before it sleeps: a
@@ -195,7 +195,9 @@ impl Worker {
                 self.start(job, &waker);
                 continue;
             }
-            if !self.runs.is_empty() {
+            if self.runs.is_empty() {
+                refill_spare();
+            } else {
                 poll_briefly(&slot);
             }
             {

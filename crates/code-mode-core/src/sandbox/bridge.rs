@@ -17,6 +17,7 @@ use super::json::{string_lossy, to_json, ConvertError};
 use super::prelude::{define, terminate, Shared};
 use crate::catalog::{Catalog, CatalogEntry, SearchLimit, ToolSource};
 use crate::messages;
+use crate::result::PendingCall;
 use crate::runs::host::CallKey;
 
 /// Guest-facing helper names that convenience functions never shadow.
@@ -60,9 +61,19 @@ pub struct GuestCall {
     reject: Persistent<Function<'static>>,
 }
 
-/// The run's nested calls: queued ones (FIFO) and in-flight ones.
+/// A `yield_control(reason)` waiting for the next `wait`.
+struct Yield {
+    id: String,
+    reason: Option<String>,
+    resolve: Persistent<Function<'static>>,
+}
+
+/// The run's nested calls: queued ones (FIFO) and in-flight ones, and yields.
 #[derive(Default)]
 pub struct CallTable {
+    /// Only search, describe, yield and replay-safe OpenClaw tools (SPEC 8).
+    pub(super) restart_safe: bool,
+    yields: Vec<Yield>,
     pub(super) scope: Option<Arc<BridgeScope>>,
     /// The exec/wait call that new nested calls belong to.
     parent: Option<String>,
@@ -78,9 +89,30 @@ impl CallTable {
         self.parent = parent;
     }
 
-    /// Whether anything is queued or in flight.
+    /// Whether anything is queued, in flight or yielded.
     pub fn has_host_work(&self) -> bool {
-        !self.calls.is_empty()
+        !self.calls.is_empty() || !self.yields.is_empty()
+    }
+
+    /// Whether the guest asked to yield.
+    pub fn yielded(&self) -> bool {
+        !self.yields.is_empty()
+    }
+
+    /// What a `waiting` result lists: calls in the order they were made, then
+    /// yields.
+    pub fn pending_calls(&self) -> Vec<PendingCall> {
+        let calls = self.calls.values().map(|call| PendingCall {
+            id: call.tool_call_id.clone(),
+            method: call.method,
+            tool_id: Some(call.tool_id.clone()),
+        });
+        let yields = self.yields.iter().map(|entry| PendingCall {
+            id: entry.id.clone(),
+            method: "yield",
+            tool_id: None,
+        });
+        calls.chain(yields).collect()
     }
 
     pub fn in_flight(&self) -> usize {
@@ -116,11 +148,6 @@ impl CallTable {
             .collect()
     }
 
-    /// Every pending call (in flight, then queued), in the order they were made.
-    pub fn pending(&self) -> impl Iterator<Item = &GuestCall> {
-        self.calls.values()
-    }
-
     fn remove(&mut self, key: CallKey) -> Option<GuestCall> {
         let call = self.calls.remove(&key)?;
         if call.in_flight {
@@ -133,6 +160,7 @@ impl CallTable {
 
     /// Drops every handle into the VM (before the runtime is freed).
     pub(super) fn clear(&mut self) {
+        self.yields.clear();
         self.calls.clear();
         self.queued.clear();
         self.in_flight = 0;
@@ -177,6 +205,28 @@ pub fn settle(
         let _ = function.call::<_, ()>((argument,));
     }
     true
+}
+
+/// Resolves every pending `yield_control` with `{status: "yielded", reason}`.
+/// Returns whether there was any.
+pub fn resume_yields(ctx: &Ctx<'_>, shared: &Shared) -> bool {
+    let yields = std::mem::take(&mut shared.calls.borrow_mut().yields);
+    let resumed = !yields.is_empty();
+    for entry in yields {
+        let answer = (|| -> rquickjs::Result<()> {
+            let value = Object::new(ctx.clone())?;
+            value.set("status", "yielded")?;
+            if let Some(reason) = entry.reason {
+                value.set("reason", reason)?;
+            }
+            let resolve = entry.resolve.restore(ctx)?;
+            resolve.call::<_, ()>((value,))
+        })();
+        if answer.is_err() {
+            let _ = ctx.catch();
+        }
+    }
+    resumed
 }
 
 /// Installs `ALL_TOOLS` and `tools` for a run surface.
@@ -290,6 +340,36 @@ pub fn install<'js>(
     }
     freeze(ctx, &tools);
     define(&globals, "tools", tools)?;
+
+    let yield_control = {
+        let shared = shared.clone();
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<Promise<'js>> {
+                let reason = match args.0.first() {
+                    Some(value) if !value.is_undefined() && !value.is_null() => {
+                        Some(string_lossy(&ctx, value))
+                    }
+                    _ => None,
+                };
+                let scope = shared.scope()?;
+                let n = scope.counters.nested_seq.fetch_add(1, Ordering::Relaxed) + 1;
+                let (promise, resolve, _reject) = ctx.promise()?;
+                let mut table = shared.calls.borrow_mut();
+                let id = format!(
+                    "code_mode:{}:yield_control:{n}",
+                    table.parent.as_deref().unwrap_or("exec")
+                );
+                table.yields.push(Yield {
+                    id,
+                    reason,
+                    resolve: Persistent::save(&ctx, resolve),
+                });
+                Ok(promise)
+            },
+        )?
+    };
+    define(&globals, "yield_control", yield_control)?;
     Ok(())
 }
 
@@ -301,6 +381,10 @@ fn enqueue<'js>(
     entry: &CatalogEntry,
     input: Option<Value<'js>>,
 ) -> rquickjs::Result<Promise<'js>> {
+    let restart_safe = shared.calls.borrow().restart_safe;
+    if restart_safe && !(entry.replay_safe && entry.source == ToolSource::Openclaw) {
+        return Err(terminate(ctx, &shared.control(), Stop::RestartSafeTool));
+    }
     if shared.calls.borrow().queued.len() >= MAX_QUEUED_CALLS {
         return settled_promise(ctx, Err(messages::TOO_MANY_QUEUED_CALLS.to_owned()));
     }
@@ -310,13 +394,13 @@ fn enqueue<'js>(
     } else {
         let max = shared.calls.borrow().max_bridge_bytes;
         let tag = shared.tag(ctx)?;
-        match to_json(ctx, &tag, shared.control(), input, max) {
+        match to_json(ctx, &tag, &shared.control(), input, max) {
             Ok(json) => json,
             Err(ConvertError::TooLarge) => {
                 return settled_promise(ctx, Err(messages::tool_input_too_large(max)));
             }
             Err(ConvertError::Stopped) => {
-                return Err(terminate(ctx, shared.control(), Stop::Timeout))
+                return Err(terminate(ctx, &shared.control(), Stop::Timeout))
             }
         }
     };

@@ -17,6 +17,10 @@ pub enum Stop {
     Output = 3,
     Aborted = 4,
     Closed = 5,
+    /// A restart-safe cell tried a side-effecting tool.
+    RestartSafeTool = 6,
+    /// A restart-safe cell tried a plugin namespace.
+    RestartSafeNamespace = 7,
 }
 
 impl Stop {
@@ -28,6 +32,10 @@ impl Stop {
             Stop::Output => (ErrorCode::OutputLimitExceeded, messages::OUTPUT_LIMIT),
             Stop::Aborted => (ErrorCode::Aborted, messages::ABORTED),
             Stop::Closed => (ErrorCode::RuntimeUnavailable, messages::CLOSED),
+            Stop::RestartSafeTool => (ErrorCode::InvalidInput, messages::RESTART_SAFE_TOOL),
+            Stop::RestartSafeNamespace => {
+                (ErrorCode::InvalidInput, messages::RESTART_SAFE_NAMESPACE)
+            }
         }
     }
 
@@ -38,6 +46,8 @@ impl Stop {
             3 => Stop::Output,
             4 => Stop::Aborted,
             5 => Stop::Closed,
+            6 => Stop::RestartSafeTool,
+            7 => Stop::RestartSafeNamespace,
             _ => return None,
         })
     }

@@ -2,9 +2,9 @@
 //! as a read-only, non-configurable global, so guest code can shadow nothing the
 //! host depends on.
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use parking_lot::Mutex;
 use rquickjs::function::Rest;
@@ -25,8 +25,9 @@ use crate::result::Output;
 /// it frees the context.
 #[derive(Clone)]
 pub struct Shared {
-    /// The run's control block, set once when a blank VM is bound to a run.
-    pub bound: Rc<OnceCell<Arc<Control>>>,
+    /// The control block of the current exec or wait leg (none before the VM
+    /// is bound to a run).
+    pub bound: Rc<RefCell<Option<Arc<Control>>>>,
     pub output: Arc<Mutex<OutputLog>>,
     pub tag: Rc<RefCell<Option<Persistent<Function<'static>>>>>,
     /// The run's nested calls and its surface's catalog.
@@ -35,11 +36,14 @@ pub struct Shared {
 
 /// What an unbound VM reads: never stopped, no deadline. No guest code runs
 /// before a VM is bound.
-static UNBOUND: Control = Control::new();
+static UNBOUND: LazyLock<Arc<Control>> = LazyLock::new(|| Arc::new(Control::new()));
 
 impl Shared {
-    pub fn control(&self) -> &Control {
-        self.bound.get().map_or(&UNBOUND, |control| control)
+    pub fn control(&self) -> Arc<Control> {
+        self.bound
+            .borrow()
+            .clone()
+            .unwrap_or_else(|| UNBOUND.clone())
     }
 
     /// The `Object.prototype.toString` captured before the guest ran.
@@ -142,13 +146,13 @@ fn convert<'js>(
     limit: usize,
 ) -> rquickjs::Result<String> {
     let tag = shared.tag(ctx)?;
-    match to_json(ctx, &tag, shared.control(), value, limit) {
+    match to_json(ctx, &tag, &shared.control(), value, limit) {
         Ok(json) => Ok(json),
         Err(ConvertError::TooLarge) => {
             shared.output.lock().exceed();
-            Err(terminate(ctx, shared.control(), Stop::Output))
+            Err(terminate(ctx, &shared.control(), Stop::Output))
         }
-        Err(ConvertError::Stopped) => Err(terminate(ctx, shared.control(), Stop::Timeout)),
+        Err(ConvertError::Stopped) => Err(terminate(ctx, &shared.control(), Stop::Timeout)),
     }
 }
 
@@ -156,7 +160,7 @@ fn emit(ctx: &Ctx<'_>, shared: &Shared, item: Output) -> rquickjs::Result<()> {
     if shared.output.lock().push(item) {
         return Ok(());
     }
-    Err(terminate(ctx, shared.control(), Stop::Output))
+    Err(terminate(ctx, &shared.control(), Stop::Output))
 }
 
 /// Ends the VM from inside a host function: records the reason (unless one is

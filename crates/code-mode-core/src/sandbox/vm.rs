@@ -1,6 +1,6 @@
 //! A QuickJS runtime + context with the cell's limits, evaluation and outcome.
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -9,7 +9,7 @@ use rquickjs::context::intrinsic;
 use rquickjs::context::EvalOptions;
 use rquickjs::promise::PromiseState;
 use rquickjs::{
-    CatchResultExt, CaughtError, Context, Ctx, Function, Object, Persistent, Promise, Runtime,
+    qjs, CatchResultExt, CaughtError, Context, Ctx, Function, Object, Persistent, Promise, Runtime,
     Value,
 };
 use serde_json::value::RawValue;
@@ -97,7 +97,7 @@ impl Vm {
         runtime.set_max_stack_size(stack_bytes);
         let context = Context::custom::<Intrinsics>(&runtime)?;
         let shared = Shared {
-            bound: Rc::new(OnceCell::new()),
+            bound: Rc::new(RefCell::new(None)),
             output: Arc::new(Mutex::new(OutputLog::new(0))),
             tag: Rc::new(RefCell::new(None)),
             calls: Rc::new(RefCell::new(CallTable::default())),
@@ -133,6 +133,20 @@ impl Vm {
             .output
             .lock()
             .set_max_bytes(limits.max_output_bytes);
+        self.rebind(control);
+        self.shared.calls.borrow_mut().max_bridge_bytes = limits.max_bridge_bytes;
+        if let Some(scope) = scope {
+            self.shared.calls.borrow_mut().scope = Some(scope.clone());
+            self.context
+                .with(|ctx| bridge::install(&ctx, &self.shared, &scope))?;
+        }
+        Ok(())
+    }
+
+    /// Hands the VM to the control block of a new leg (a `wait` resuming it):
+    /// its interrupt handler and host functions obey that one from now on.
+    pub fn rebind(&self, control: Arc<Control>) {
+        self.adopt_thread();
         {
             let (control, meter) = (control.clone(), self.meter.clone());
             self.runtime.set_interrupt_handler(Some(Box::new(move || {
@@ -142,15 +156,18 @@ impl Vm {
                 control.should_interrupt()
             })));
         }
-        let first = self.shared.bound.set(control).is_ok();
-        debug_assert!(first, "a VM is bound to one run only");
-        self.shared.calls.borrow_mut().max_bridge_bytes = limits.max_bridge_bytes;
-        if let Some(scope) = scope {
-            self.shared.calls.borrow_mut().scope = Some(scope.clone());
-            self.context
-                .with(|ctx| bridge::install(&ctx, &self.shared, &scope))?;
-        }
-        Ok(())
+        *self.shared.bound.borrow_mut() = Some(control);
+    }
+
+    /// Records this thread's stack as the VM's: QuickJS measures stack use from
+    /// the stack top it recorded, and a VM resumed on another worker would
+    /// otherwise see a bogus overflow. (rquickjs only does this itself with
+    /// its `parallel` feature.)
+    fn adopt_thread(&self) {
+        self.context.with(|ctx| {
+            // SAFETY: the runtime belongs to this VM and is used by this thread only.
+            unsafe { qjs::JS_UpdateStackTop(qjs::JS_GetRuntime(ctx.as_raw().as_ptr())) }
+        });
     }
 
     /// The run's nested calls.
@@ -163,14 +180,23 @@ impl Vm {
         self.meter.used()
     }
 
-    /// Feeds settled nested calls into the guest, then drives it.
-    pub fn settle(&mut self, settled: Vec<(CallKey, Settlement)>) -> CellOutcome {
+    /// Feeds settled nested calls into the guest and, when `resume` is set,
+    /// answers its yields; then drives it.
+    pub fn settle(&mut self, settled: Vec<(CallKey, Settlement)>, resume: bool) -> CellOutcome {
         self.context.with(|ctx| {
+            if resume {
+                bridge::resume_yields(&ctx, &self.shared);
+            }
             for (key, settlement) in settled {
                 bridge::settle(&ctx, &self.shared, key, settlement);
             }
         });
         self.drive()
+    }
+
+    /// Makes this VM restart-safe (SPEC 8): only replay-safe tools.
+    pub fn set_restart_safe(&self, restart_safe: bool) {
+        self.shared.calls.borrow_mut().restart_safe = restart_safe;
     }
 
     /// Output items produced since the previous result.
@@ -265,7 +291,7 @@ impl Vm {
             Ok(tag) => tag,
             Err(error) => return self.failure(ctx, CaughtError::Error(error)),
         };
-        match to_json(ctx, &tag, self.shared.control(), value, limit) {
+        match to_json(ctx, &tag, &self.shared.control(), value, limit) {
             Ok(json) => CellOutcome::Completed(
                 RawValue::from_string(json).expect("the converter emits valid JSON"),
             ),
@@ -305,7 +331,9 @@ impl Vm {
 
 impl Drop for Vm {
     fn drop(&mut self) {
-        // Every handle into the heap goes before the context and runtime free it.
+        // Every handle into the heap goes before the context and runtime free it,
+        // possibly on another thread than the last one that ran the guest.
+        self.adopt_thread();
         self.promise = None;
         self.shared.tag.borrow_mut().take();
         self.shared.calls.borrow_mut().clear();

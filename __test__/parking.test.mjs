@@ -1,0 +1,296 @@
+// Suspended runs: waiting, wait, yield, expiry, scope, limits, restartSafe and
+// abort (SPEC section 8).
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { after, describe, test } from 'node:test'
+
+import { binding } from './helpers.mjs'
+
+const TOOLS = [
+  { name: 'slow', description: 'Resolves when the test says so', source: 'openclaw' },
+  { name: 'lookup', description: 'A replay-safe read', source: 'openclaw', replaySafe: true },
+  { name: 'plugin_read', description: 'A replay-safe plugin read', source: 'openclaw', sourceName: 'files', replaySafe: true },
+  { name: 'client_read', description: 'A client tool marked replay-safe', source: 'client', replaySafe: true },
+  { name: 'write', description: 'Side effects', source: 'openclaw' },
+]
+
+const instances = []
+after(async () => {
+  for (const codeMode of instances) await codeMode.close()
+})
+
+/** A code-mode instance whose `slow` tool settles only when `release(value)` is called. */
+function setup(config = {}, ctx = {}) {
+  const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 200, ...config } })
+  instances.push(codeMode)
+  const pending = []
+  const calls = []
+  const executeTool = (call) => {
+    calls.push(call)
+    if (call.name === 'slow') {
+      return new Promise((resolve, reject) => pending.push({ resolve, reject, call }))
+    }
+    return { tool: call.name, input: call.input }
+  }
+  const context = { runId: 'agent-run-1', sessionId: 'session-1', tools: TOOLS, executeTool, ...ctx }
+  const run = codeMode.prepareRun(context)
+  /** Settles the oldest pending slow call. */
+  const release = (value) => pending.shift().resolve(value)
+  return { codeMode, run, calls, pending, release, context }
+}
+
+/** Waits until `predicate()` holds (polling), failing after a generous bound. */
+async function until(predicate, what) {
+  const deadline = Date.now() + 10000
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+describe('waiting and wait', () => {
+  test('a slow tool parks the run; wait completes with a value computed after resuming', async () => {
+    const { codeMode, run, release, pending } = setup()
+    const waiting = await run.exec(
+      { code: "text('before'); const r = await tools.slow({}); text('after ' + r.n); return r.n * 2" },
+      { toolCallId: 'call_exec' },
+    )
+    assert.equal(waiting.status, 'waiting')
+    assert.equal(waiting.reason, 'pending_tools')
+    assert.match(waiting.runId, /^cm_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    assert.deepEqual(waiting.pendingToolCalls, [{ id: 'code_mode:call_exec:slow:1', method: 'call', toolId: 'openclaw:core:slow' }])
+    assert.deepEqual(waiting.output, [{ type: 'text', text: 'before' }])
+    assert.equal(typeof waiting.snapshotBytes, 'number')
+    assert.ok(waiting.snapshotBytes > 0)
+    assert.equal(waiting.replaySafe, false)
+    assert.equal(codeMode.suspendedRunCount(), 1)
+
+    // The call keeps running while the run is parked.
+    assert.equal(pending.length, 1)
+    release({ n: 21 })
+    const done = await run.wait({ runId: waiting.runId }, { toolCallId: 'call_wait' })
+    assert.equal(done.status, 'completed')
+    assert.equal(done.value, 42)
+    assert.deepEqual(done.output, [{ type: 'text', text: 'after 21' }])
+    assert.equal(codeMode.suspendedRunCount(), 0)
+  })
+
+  test('a run that parks twice gets a new runId; nothing new keeps the same one', async () => {
+    const { run, release, pending, calls } = setup()
+    const first = await run.exec({ code: 'const a = await tools.slow({}); const b = await tools.slow({}); return a + b' })
+    assert.equal(first.status, 'waiting')
+    const same = await run.wait({ runId: first.runId })
+    assert.equal(same.status, 'waiting')
+    assert.equal(same.runId, first.runId, 'nothing could run: same runId')
+    release(1)
+    await until(() => pending.length === 0, 'the first call to settle')
+    const second = await run.wait({ run_id: `  ${first.runId}  ` }, { toolCallId: 'call_w1' })
+    assert.equal(second.status, 'waiting')
+    assert.notEqual(second.runId, first.runId, 'the VM parked anew')
+    assert.equal(calls[1].toolCallId, 'code_mode:call_w1:slow:2', 'calls made after resuming name the wait call')
+    const stale = await run.wait({ runId: first.runId })
+    assert.equal(stale.error, 'code mode run is unavailable or expired.')
+    await until(() => pending.length === 1, 'the second call')
+    release(2)
+    const done = await run.wait({ runId: second.runId })
+    assert.equal(done.value, 3)
+  })
+
+  test('yield_control parks at once; the guest receives {status: "yielded", reason}', async () => {
+    const { run } = setup({ timeoutMs: 5000 })
+    const waiting = await run.exec({ code: "text('a'); const r = await yield_control('let the user see progress'); text('b'); return r" })
+    assert.equal(waiting.status, 'waiting')
+    assert.equal(waiting.reason, 'yield')
+    assert.equal(waiting.pendingToolCalls.length, 1)
+    assert.equal(waiting.pendingToolCalls[0].method, 'yield')
+    assert.equal(waiting.pendingToolCalls[0].toolId, undefined)
+    assert.deepEqual(waiting.output, [{ type: 'text', text: 'a' }])
+    const done = await run.wait({ runId: waiting.runId })
+    assert.deepEqual(done.value, { status: 'yielded', reason: 'let the user see progress' })
+    assert.deepEqual(done.output, [{ type: 'text', text: 'b' }])
+  })
+
+  test('a pending promise with no host work fails', async () => {
+    const { run } = setup()
+    const result = await run.exec({ code: 'await new Promise(() => {})' })
+    assert.equal(result.status, 'failed')
+    assert.equal(result.code, 'internal_error')
+    assert.equal(result.error, 'code mode promise is pending without host work.')
+  })
+
+  test('output limits are checked before parking', async () => {
+    const { run } = setup({ maxOutputBytes: 1024 })
+    const result = await run.exec({ code: "for (let i = 0; i < 100; i++) text('x'.repeat(50)); await tools.slow({})" })
+    assert.equal(result.status, 'failed')
+    assert.equal(result.code, 'output_limit_exceeded')
+  })
+})
+
+describe('wait failures', () => {
+  test('unknown, empty and malformed runIds', async () => {
+    const { run } = setup()
+    for (const input of [{ runId: 'cm_nope' }]) {
+      const result = await run.wait(input)
+      assert.equal(result.status, 'failed')
+      assert.equal(result.code, 'invalid_input')
+      assert.equal(result.error, 'code mode run is unavailable or expired.')
+    }
+    for (const input of [{}, { runId: '' }, { runId: '   ' }, { runId: 42 }, null, 'cm_x']) {
+      const result = await run.wait(input)
+      assert.equal(result.code, 'invalid_input')
+      assert.equal(result.error, 'runId must be a non-empty string.')
+    }
+  })
+
+  test('a foreign agent run or session cannot resume a run', async () => {
+    const { codeMode, run, context } = setup()
+    const waiting = await run.exec({ code: 'await tools.slow({})' })
+    const otherRun = codeMode.prepareRun({ ...context, runId: 'agent-run-2' })
+    assert.equal((await otherRun.wait({ runId: waiting.runId })).error, 'code mode run belongs to a different agent run.')
+    const otherSession = codeMode.prepareRun({ ...context, sessionId: 'session-2' })
+    assert.equal((await otherSession.wait({ runId: waiting.runId })).error, 'code mode run belongs to a different session.')
+    const otherAgent = codeMode.prepareRun({ ...context, agentId: 'agent-b' })
+    assert.equal((await otherAgent.wait({ runId: waiting.runId })).error, 'code mode run belongs to a different session.')
+    // A new surface of the same agent run and session may resume it.
+    const sameRun = codeMode.prepareRun({ ...context })
+    assert.equal((await sameRun.wait({ runId: waiting.runId })).status, 'waiting')
+  })
+
+  test('a second wait while one is in progress is refused', async () => {
+    const { run, release } = setup({ timeoutMs: 3000 })
+    const waiting = await run.exec({ code: 'return (await tools.slow({})).v' }, {})
+    assert.equal(waiting.status, 'waiting')
+    const first = run.wait({ runId: waiting.runId })
+    const second = await run.wait({ runId: waiting.runId })
+    assert.equal(second.status, 'failed')
+    assert.equal(second.error, 'code mode run is already being resumed.')
+    release({ v: 'ok' })
+    assert.equal((await first).value, 'ok')
+  })
+
+  test('a run expires after its TTL: the timer frees it and aborts its calls', async () => {
+    const { codeMode, run, pending } = setup({ snapshotTtlSeconds: 1 })
+    const waiting = await run.exec({ code: 'await tools.slow({})' })
+    assert.equal(codeMode.suspendedRunCount(), 1)
+    const signal = pending[0].call.signal
+    await until(() => codeMode.suspendedRunCount() === 0, 'the run to expire')
+    await until(() => signal.aborted, 'the nested call to be aborted')
+    const result = await run.wait({ runId: waiting.runId })
+    assert.equal(result.error, 'code mode run is unavailable or expired.')
+  })
+
+  test('at most 64 runs are parked', async () => {
+    const { codeMode, run } = setup({ timeoutMs: 100 })
+    const results = []
+    for (let i = 0; i < 65; i++) results.push(await run.exec({ code: 'await tools.slow({})' }))
+    assert.equal(results.filter((r) => r.status === 'waiting').length, 64)
+    const last = results[64]
+    assert.equal(last.status, 'failed')
+    assert.equal(last.code, 'invalid_input')
+    assert.equal(last.error, 'too many suspended code mode runs.')
+    assert.equal(codeMode.suspendedRunCount(), 64)
+    await codeMode.close()
+    assert.equal(codeMode.suspendedRunCount(), 0)
+  })
+
+  test('a parked heap above maxSnapshotBytes is snapshot_limit_exceeded', async () => {
+    const { codeMode, run, pending } = setup({ maxSnapshotBytes: 1024 })
+    const result = await run.exec({ code: 'await tools.slow({})' })
+    assert.equal(result.status, 'failed')
+    assert.equal(result.code, 'snapshot_limit_exceeded')
+    assert.equal(codeMode.suspendedRunCount(), 0)
+    await until(() => pending[0].call.signal.aborted, 'the call of the dropped run to be aborted')
+  })
+})
+
+describe('abort and close', () => {
+  test('aborting a wait drops the run and fires its nested call signals', async () => {
+    const { codeMode, run, pending } = setup({ timeoutMs: 5000 })
+    const controller = new AbortController()
+    const exec = run.exec({ code: 'await tools.slow({}); return 1' }, { signal: controller.signal })
+    await until(() => pending.length === 1, 'the nested call')
+    const signal = pending[0].call.signal
+    let fired = 0
+    signal.addEventListener('abort', () => fired++)
+    controller.abort()
+    const result = await exec
+    assert.equal(result.status, 'failed')
+    assert.equal(result.code, 'aborted')
+    await until(() => signal.aborted, 'the nested signal')
+    assert.equal(fired, 1)
+    assert.equal(codeMode.suspendedRunCount(), 0)
+
+    const parked = await setup().run
+    const waiting = await parked.exec({ code: 'await tools.slow({})' })
+    const waitController = new AbortController()
+    waitController.abort()
+    const aborted = await parked.wait({ runId: waiting.runId }, { signal: waitController.signal })
+    assert.equal(aborted.code, 'aborted')
+    assert.equal((await parked.wait({ runId: waiting.runId })).error, 'code mode run is unavailable or expired.')
+  })
+
+  test('close() drops parked runs, aborts their calls, and later calls are closed', async () => {
+    const { codeMode, run, pending } = setup()
+    const waiting = await run.exec({ code: 'await tools.slow({})' })
+    assert.equal(codeMode.suspendedRunCount(), 1)
+    await codeMode.close()
+    assert.equal(codeMode.suspendedRunCount(), 0)
+    await until(() => pending[0].call.signal.aborted, 'the parked run call to be aborted')
+    const result = await run.wait({ runId: waiting.runId })
+    assert.equal(result.code, 'runtime_unavailable')
+    assert.equal(result.error, 'code mode is closed.')
+  })
+
+  test('parked runs do not keep the process alive', () => {
+    const script = `
+      const b = require(${JSON.stringify(new URL('../index.js', import.meta.url).pathname)})
+      const cm = b.createCodeMode({ config: { enabled: true, timeoutMs: 100 } })
+      const run = cm.prepareRun({ runId: 'r', tools: [{ name: 'slow', description: '', source: 'openclaw' }], executeTool: () => new Promise(() => {}) })
+      run.exec({ code: 'await tools.slow({})' }).then((r) => console.log(r.status, cm.suspendedRunCount()))`
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20000 })
+    assert.equal(child.status, 0, child.stderr)
+    assert.equal(child.stdout.trim(), 'waiting 1')
+  })
+})
+
+describe('restartSafe', () => {
+  test('only replay-safe OpenClaw tools run; everything else fails before it runs', async () => {
+    const { run, calls } = setup({ timeoutMs: 5000 })
+    const refused = await run.exec({ code: "await tools.search('x'); await tools.describe('lookup'); await tools.write({})", restartSafe: true })
+    assert.equal(refused.status, 'failed')
+    assert.equal(refused.code, 'invalid_input')
+    assert.equal(refused.error, 'restart-safe code mode cannot call side-effecting tools.')
+    assert.equal(refused.replaySafe, true)
+    assert.equal(calls.length, 0, 'the tool never ran')
+    const client = await run.exec({ code: 'await tools.client_read({})', restartSafe: true })
+    assert.equal(client.error, 'restart-safe code mode cannot call side-effecting tools.')
+    assert.equal(calls.length, 0)
+  })
+
+  test('every await parks, and results carry replaySafe: true', async () => {
+    const { run, calls } = setup({ timeoutMs: 5000 })
+    const first = await run.exec({ code: 'const a = await tools.lookup({v: 1}); const b = await tools.plugin_read({v: 2}); return [a.input.v, b.input.v]', restartSafe: true })
+    assert.equal(first.status, 'waiting')
+    assert.equal(first.replaySafe, true)
+    await until(() => calls.length === 1, 'the first call')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const second = await run.wait({ runId: first.runId })
+    assert.equal(second.status, 'waiting', 'the second await parks too')
+    assert.equal(second.replaySafe, true)
+    await until(() => calls.length === 2, 'the second call')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const done = await run.wait({ runId: second.runId })
+    assert.equal(done.status, 'completed')
+    assert.deepEqual(done.value, [1, 2])
+    assert.equal(done.replaySafe, true)
+  })
+
+  test('yield is allowed in a restart-safe cell', async () => {
+    const { run } = setup({ timeoutMs: 5000 })
+    const waiting = await run.exec({ code: 'return await yield_control()', restartSafe: true })
+    assert.equal(waiting.reason, 'yield')
+    const done = await run.wait({ runId: waiting.runId })
+    assert.deepEqual(done.value, { status: 'yielded' })
+    assert.equal(done.replaySafe, true)
+  })
+})
