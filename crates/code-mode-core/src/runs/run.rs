@@ -424,11 +424,13 @@ impl ActiveRun {
         result.set_replay_safe(self.restart_safe);
         result.set_telemetry(self.surface.telemetry());
         let done = self.done.take();
-        // Nested calls still in flight are aborted before the result is out.
-        self.discard();
+        // Nested calls still in flight are aborted before the result is out;
+        // the VM's teardown waits until it is.
+        self.abort_in_flight();
         if let Some(done) = done {
             done(result);
         }
+        self.discard();
     }
 
     /// Moves the run into the store and reports `waiting`; or, when a limit
@@ -440,6 +442,7 @@ impl ActiveRun {
         };
         let output = vm.take_output();
         let pending_tool_calls = vm.calls().pending_calls();
+        vm.collect_garbage();
         let snapshot_bytes = vm.heap_bytes();
         let max = self.config.max_snapshot_bytes as usize;
         if snapshot_bytes > max {
@@ -506,16 +509,22 @@ impl ActiveRun {
     /// Frees the run: aborts its nested calls in flight and drops the VM.
     pub(super) fn discard(mut self) {
         self.inbox.set_waker(None);
+        self.abort_in_flight();
+        let vm = self.vm.take();
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(vm)));
+    }
+
+    /// Fires the signals of the nested calls still in flight (once: they are
+    /// forgotten).
+    fn abort_in_flight(&mut self) {
         let in_flight = self
             .vm
             .as_ref()
-            .map(|vm| vm.calls().in_flight_keys())
+            .map(|vm| vm.calls().forget_in_flight())
             .unwrap_or_default();
         if !in_flight.is_empty() {
             self.surface.host.abort(in_flight);
         }
-        let vm = self.vm.take();
-        let _ = catch_unwind(AssertUnwindSafe(move || drop(vm)));
     }
 }
 

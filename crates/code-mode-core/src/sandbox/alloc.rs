@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use rquickjs::allocator::{Allocator, RustAllocator};
+use rquickjs::allocator::Allocator;
 
 /// Shared between the allocator (inside QuickJS) and the host.
 #[derive(Debug)]
@@ -47,36 +47,34 @@ impl Meter {
 }
 
 pub struct CountingAllocator {
-    inner: RustAllocator,
     meter: Arc<Meter>,
 }
 
 impl CountingAllocator {
     pub fn new(meter: Arc<Meter>) -> Self {
-        Self {
-            inner: RustAllocator,
-            meter,
-        }
+        Self { meter }
     }
 
     fn charge(&self, ptr: *mut u8) -> *mut u8 {
         if !ptr.is_null() {
-            // SAFETY: `ptr` was just returned by the inner allocator.
-            let size = unsafe { RustAllocator::usable_size(ptr) };
+            // SAFETY: `ptr` was just returned by the system allocator.
+            let size = unsafe { heap::usable_size(ptr) };
             self.meter.used.fetch_add(size, Ordering::Relaxed);
         }
         ptr
     }
 }
 
-// SAFETY: every call is forwarded to `RustAllocator`, which upholds the trait's
-// contract; this wrapper only counts sizes and refuses requests over the limit.
+// SAFETY: every call is forwarded to the system allocator (malloc and friends,
+// whose pointers are aligned for any QuickJS value); this wrapper only counts
+// usable sizes and refuses requests over the limit.
 unsafe impl Allocator for CountingAllocator {
     fn alloc(&mut self, size: usize) -> *mut u8 {
         if !self.meter.admit(size) {
             return std::ptr::null_mut();
         }
-        let ptr = self.inner.alloc(size);
+        // SAFETY: plain malloc.
+        let ptr = unsafe { heap::malloc(size) };
         self.charge(ptr)
     }
 
@@ -87,16 +85,17 @@ unsafe impl Allocator for CountingAllocator {
         if !self.meter.admit(total) {
             return std::ptr::null_mut();
         }
-        let ptr = self.inner.calloc(count, size);
+        // SAFETY: plain calloc.
+        let ptr = unsafe { heap::calloc(count, size) };
         self.charge(ptr)
     }
 
     unsafe fn dealloc(&mut self, ptr: *mut u8) {
         // SAFETY: QuickJS only frees pointers this allocator returned.
-        let size = unsafe { RustAllocator::usable_size(ptr) };
+        let size = unsafe { heap::usable_size(ptr) };
         self.meter.used.fetch_sub(size, Ordering::Relaxed);
         // SAFETY: as above.
-        unsafe { self.inner.dealloc(ptr) }
+        unsafe { heap::free(ptr) }
     }
 
     unsafe fn realloc(&mut self, ptr: *mut u8, new_size: usize) -> *mut u8 {
@@ -110,15 +109,15 @@ unsafe impl Allocator for CountingAllocator {
             return std::ptr::null_mut();
         }
         // SAFETY: QuickJS only reallocates pointers this allocator returned.
-        let old = unsafe { RustAllocator::usable_size(ptr) };
+        let old = unsafe { heap::usable_size(ptr) };
         if new_size > old && !self.meter.admit(new_size - old) {
             return std::ptr::null_mut();
         }
-        // SAFETY: as above.
-        let new = unsafe { self.inner.realloc(ptr, new_size) };
+        // SAFETY: as above; on failure the old block is untouched.
+        let new = unsafe { heap::realloc(ptr, new_size) };
         if !new.is_null() {
-            // SAFETY: `new` was just returned by the inner allocator.
-            let size = unsafe { RustAllocator::usable_size(new) };
+            // SAFETY: `new` was just returned by the system allocator.
+            let size = unsafe { heap::usable_size(new) };
             self.meter.used.fetch_sub(old, Ordering::Relaxed);
             self.meter.used.fetch_add(size, Ordering::Relaxed);
         }
@@ -127,6 +126,39 @@ unsafe impl Allocator for CountingAllocator {
 
     unsafe fn usable_size(ptr: *mut u8) -> usize {
         // SAFETY: forwarded.
-        unsafe { RustAllocator::usable_size(ptr) }
+        unsafe { heap::usable_size(ptr) }
+    }
+}
+
+/// The system allocator, with no per-block header: a parked VM is mostly many
+/// small blocks, and a 16-byte header on each (as rquickjs's `RustAllocator`
+/// adds) made a minimal parked run a third larger.
+mod heap {
+    use std::ffi::c_void;
+
+    pub unsafe fn malloc(size: usize) -> *mut u8 {
+        unsafe { libc::malloc(size.max(1)) }.cast()
+    }
+
+    pub unsafe fn calloc(count: usize, size: usize) -> *mut u8 {
+        unsafe { libc::calloc(count.max(1), size.max(1)) }.cast()
+    }
+
+    pub unsafe fn realloc(ptr: *mut u8, size: usize) -> *mut u8 {
+        unsafe { libc::realloc(ptr.cast::<c_void>(), size) }.cast()
+    }
+
+    pub unsafe fn free(ptr: *mut u8) {
+        unsafe { libc::free(ptr.cast::<c_void>()) }
+    }
+
+    #[cfg(not(target_vendor = "apple"))]
+    pub unsafe fn usable_size(ptr: *mut u8) -> usize {
+        unsafe { libc::malloc_usable_size(ptr.cast::<c_void>()) }
+    }
+
+    #[cfg(target_vendor = "apple")]
+    pub unsafe fn usable_size(ptr: *mut u8) -> usize {
+        unsafe { libc::malloc_size(ptr.cast::<c_void>().cast_const()) }
     }
 }

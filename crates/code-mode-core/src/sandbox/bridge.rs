@@ -148,6 +148,15 @@ impl CallTable {
             .collect()
     }
 
+    /// Drops every in-flight call (the run is ending) and returns their keys.
+    pub fn forget_in_flight(&mut self) -> Vec<CallKey> {
+        let keys = self.in_flight_keys();
+        for key in &keys {
+            self.remove(*key);
+        }
+        keys
+    }
+
     fn remove(&mut self, key: CallKey) -> Option<GuestCall> {
         let call = self.calls.remove(&key)?;
         if call.in_flight {

@@ -180,6 +180,11 @@ impl Vm {
         self.meter.used()
     }
 
+    /// Collects garbage (before parking: a parked VM holds only what is live).
+    pub fn collect_garbage(&self) {
+        self.runtime.run_gc();
+    }
+
     /// Feeds settled nested calls into the guest and, when `resume` is set,
     /// answers its yields; then drives it.
     pub fn settle(&mut self, settled: Vec<(CallKey, Settlement)>, resume: bool) -> CellOutcome {
