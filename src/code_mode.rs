@@ -26,6 +26,24 @@ pub struct CodeMode {
     config: CodeModeConfig,
 }
 
+/// A code-mode instance that is garbage-collected without `close()` still
+/// stops its threads and drops its parked runs, off the JavaScript thread.
+impl Drop for CodeMode {
+    fn drop(&mut self) {
+        if self.engine.is_closed() {
+            return;
+        }
+        self.engine.begin_close();
+        let (engine, channel) = (self.engine.clone(), self.channel.clone());
+        let _ = std::thread::Builder::new()
+            .name("code-mode-close".into())
+            .spawn(move || {
+                engine.close();
+                channel.close();
+            });
+    }
+}
+
 /// Creates a code-mode runtime. `config` is the raw global `tools.codeMode` value;
 /// `workerThreads` defaults to the number of cores (1..16).
 #[napi(
@@ -182,6 +200,9 @@ impl CodeMode {
     /// progress settle promptly with `runtime_unavailable`.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        // Closed from this call on: execs and waits made after it are refused
+        // and the legs in progress stop now; the rest happens off this thread.
+        self.engine.begin_close();
         let (deferred, promise) = env.create_deferred::<(), _>()?;
         let engine = self.engine.clone();
         let channel = self.channel.clone();

@@ -78,7 +78,7 @@
       if (value instanceof ErrorClass) return { name: String(value.name), message: String(value.message) }
       if (value instanceof Number || value instanceof String || value instanceof Boolean) return convert(value.valueOf(), key)
       if (ancestors.includes(value)) return '[Circular]'
-      if (ancestors.length >= MAX_DEPTH) return '[Too deep]'
+      if (ancestors.length >= MAX_DEPTH) throw new ErrorClass(`tool result nests deeper than ${MAX_DEPTH} levels`)
       ancestors.push(value)
       let out
       if (isArray(value)) {
@@ -180,7 +180,7 @@
         if (parentToolCallId !== null) event.parentToolCallId = parentToolCallId
         event.toolId = id
         event.name = name
-        event.input = parse(input)
+        event.input = call.input
         emit(onEvent, event)
       }
       let returned

@@ -8,9 +8,11 @@ use code_mode_core::input::RawExecInput;
 use code_mode_core::messages;
 use code_mode_core::model;
 use code_mode_core::result::{ErrorCode, RunResult};
-use code_mode_core::runs::{Engine, ExecRequest, RunScope, RunSurface, WaitRequest};
+use code_mode_core::runs::{Done, Engine, ExecRequest, RunScope, RunSurface, WaitRequest};
 use code_mode_core::sandbox::{Control, Stop};
-use napi::bindgen_prelude::{FnArgs, Function, JsObjectValue, Object, ToNapiValue, Unknown};
+use napi::bindgen_prelude::{
+    FnArgs, Function, FunctionRef, JsObjectValue, Object, ObjectRef, ToNapiValue, Unknown,
+};
 use napi::{sys, Env, Error, JsValue, Result, ValueType};
 use napi_derive::napi;
 
@@ -104,40 +106,38 @@ impl CodeModeRunSurface {
                 "RunContext.executeTool must be a function.",
             ));
         };
-        let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
-        let settle = move |result: RunResult| {
-            let json = result.to_json();
-            deferred.resolve(move |_| Ok(JsonText(json)));
+        // Everything is read from JavaScript before the promise exists, so a
+        // throwing getter leaves nothing pending behind.
+        let raw = read_input(&input)?;
+        let input = match self.engine.is_closed() {
+            true => Err((ErrorCode::RuntimeUnavailable, messages::CLOSED.to_owned())),
+            false => match raw {
+                None => Err((ErrorCode::InvalidInput, messages::CODE_REQUIRED.to_owned())),
+                Some(raw) => raw
+                    .validate(&self.plan.config)
+                    .map_err(|message| (ErrorCode::InvalidInput, message)),
+            },
         };
-        let refuse = |message: String| {
-            let mut result = RunResult::failed(ErrorCode::InvalidInput, message);
-            result.set_telemetry(surface.telemetry());
-            result
-        };
-        let raw = match read_input(&input)? {
-            Some(raw) => raw,
-            None => {
-                settle(refuse(messages::CODE_REQUIRED.to_owned()));
-                return Ok(promise);
-            }
-        };
-        let input = match raw.validate(&self.plan.config) {
+        let input = match input {
             Ok(input) => input,
-            Err(message) => {
-                settle(refuse(message));
-                return Ok(promise);
+            Err((code, message)) => {
+                let mut result = RunResult::failed(code, message);
+                result.set_telemetry(surface.telemetry());
+                return settled(env, result);
             }
         };
-        let (control, parent_tool_call_id) = call_options(env, call)?;
+        let call = CallOptions::read(env, call)?;
         let request = ExecRequest {
             input,
             config: self.plan.config.clone(),
             started,
             surface,
-            parent_tool_call_id,
+            parent_tool_call_id: call.tool_call_id.clone(),
             scope: self.plan.scope.clone(),
         };
-        self.engine.exec(request, control, Box::new(settle));
+        let control = call.control.clone();
+        let (settle, promise) = call.promise(env)?;
+        self.engine.exec(request, control, settle);
         Ok(promise)
     }
 
@@ -163,43 +163,91 @@ impl CodeModeRunSurface {
                 "RunContext.executeTool must be a function.",
             ));
         };
-        let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
-        let settle = move |result: RunResult| {
-            let json = result.to_json();
-            deferred.resolve(move |_| Ok(JsonText(json)));
+        let run_id = read_run_id(&input)?;
+        let run_id = match (self.engine.is_closed(), run_id) {
+            (true, _) => Err((ErrorCode::RuntimeUnavailable, messages::CLOSED)),
+            (false, None) => Err((ErrorCode::InvalidInput, messages::RUN_ID_REQUIRED)),
+            (false, Some(run_id)) => Ok(run_id),
         };
-        let Some(run_id) = read_run_id(&input)? else {
-            let mut result = RunResult::failed(ErrorCode::InvalidInput, messages::RUN_ID_REQUIRED);
-            result.set_telemetry(surface.telemetry());
-            settle(result);
-            return Ok(promise);
+        let run_id = match run_id {
+            Ok(run_id) => run_id,
+            Err((code, message)) => {
+                let mut result = RunResult::failed(code, message);
+                result.set_telemetry(surface.telemetry());
+                return settled(env, result);
+            }
         };
-        let (control, parent_tool_call_id) = call_options(env, call)?;
+        let call = CallOptions::read(env, call)?;
         let request = WaitRequest {
             run_id,
             config: self.plan.config.clone(),
             started,
             surface,
-            parent_tool_call_id,
+            parent_tool_call_id: call.tool_call_id.clone(),
             scope: (*self.plan.scope).clone(),
         };
-        self.engine.wait(request, control, Box::new(settle));
+        let control = call.control.clone();
+        let (settle, promise) = call.promise(env)?;
+        self.engine.wait(request, control, settle);
         Ok(promise)
     }
 }
 
-/// The control block of one exec or wait call (watching its `signal`) and its
-/// `toolCallId`.
-fn call_options(env: &Env, call: Option<Object>) -> Result<(Arc<Control>, Option<String>)> {
-    let control = Arc::new(Control::default());
-    let mut parent_tool_call_id = None;
-    if let Some(call) = call {
-        watch_signal(env, &call, &control)?;
-        if let code_mode_core::input::Field::Str(id) = field(&call, "toolCallId")? {
-            parent_tool_call_id = Some(id).filter(|id| !id.is_empty());
-        }
+/// A promise already resolved with `result`.
+fn settled<'env>(env: &'env Env, result: RunResult) -> Result<Object<'env>> {
+    let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
+    let json = result.to_json();
+    deferred.resolve(move |_| Ok(JsonText(json)));
+    Ok(promise)
+}
+
+/// The `call` argument of exec and wait: its `toolCallId`, and a control block
+/// that its `signal` stops.
+struct CallOptions {
+    control: Arc<Control>,
+    tool_call_id: Option<String>,
+    /// The signal and the listener added to it, removed when the call settles.
+    listening: Option<(ObjectRef<false>, FunctionRef<(), ()>)>,
+}
+
+impl CallOptions {
+    fn read(env: &Env, call: Option<Object>) -> Result<Self> {
+        let control = Arc::new(Control::default());
+        let Some(call) = call else {
+            return Ok(Self {
+                control,
+                tool_call_id: None,
+                listening: None,
+            });
+        };
+        let tool_call_id = match field(&call, "toolCallId")? {
+            code_mode_core::input::Field::Str(id) if !id.is_empty() => Some(id),
+            _ => None,
+        };
+        let listening = watch_signal(env, &call, &control)?;
+        Ok(Self {
+            control,
+            tool_call_id,
+            listening,
+        })
     }
-    Ok((control, parent_tool_call_id))
+
+    /// The call's promise, and what settles it (on any thread): it resolves
+    /// the promise and removes the abort listener on the JavaScript thread.
+    fn promise<'env>(self, env: &'env Env) -> Result<(Done, Object<'env>)> {
+        let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
+        let listening = self.listening;
+        let settle: Done = Box::new(move |result: RunResult| {
+            let json = result.to_json();
+            deferred.resolve(move |env| {
+                if let Some((signal, listener)) = listening {
+                    unwatch_signal(&env, &signal, &listener);
+                }
+                Ok(JsonText(json))
+            });
+        });
+        Ok((settle, promise))
+    }
 }
 
 /// `runId` (or its alias `run_id`), trimmed; `None` when absent or blank.
@@ -234,16 +282,23 @@ fn read_input(input: &Unknown) -> Result<Option<RawExecInput>> {
     }))
 }
 
+/// `signal.removeEventListener(type, listener)`.
+type RemoveEventListener<'a> = Function<'a, FnArgs<(&'a str, Function<'a, (), ()>)>, Unknown<'a>>;
+
 /// `signal.addEventListener(type, listener, options)`.
 type AddEventListener<'a> =
     Function<'a, FnArgs<(&'a str, Function<'a, (), ()>, Object<'a>)>, Unknown<'a>>;
 
 /// An already-aborted signal stops the cell before it runs; a later abort stops
-/// it where it is.
-fn watch_signal(env: &Env, call: &Object, control: &Arc<Control>) -> Result<()> {
+/// it where it is. Returns the signal and the listener added to it.
+fn watch_signal(
+    env: &Env,
+    call: &Object,
+    control: &Arc<Control>,
+) -> Result<Option<(ObjectRef<false>, FunctionRef<(), ()>)>> {
     let signal: Unknown = call.get_named_property("signal")?;
     if signal.get_type()? != ValueType::Object {
-        return Ok(());
+        return Ok(None);
     }
     // SAFETY: the type was checked just above.
     let signal: Object = unsafe { signal.cast()? };
@@ -252,11 +307,11 @@ fn watch_signal(env: &Env, call: &Object, control: &Arc<Control>) -> Result<()> 
         code_mode_core::input::Field::Bool(true)
     ) {
         control.stop(Stop::Aborted);
-        return Ok(());
+        return Ok(None);
     }
     let add: Unknown = signal.get_named_property("addEventListener")?;
     if add.get_type()? != ValueType::Function {
-        return Ok(());
+        return Ok(None);
     }
     // SAFETY: the type was checked just above.
     let add: AddEventListener = unsafe { add.cast()? };
@@ -269,6 +324,26 @@ fn watch_signal(env: &Env, call: &Object, control: &Arc<Control>) -> Result<()> 
     })?;
     let mut options = Object::new(env)?;
     options.set_named_property("once", true)?;
+    let listening = (signal.create_ref()?, listener.create_ref()?);
     add.apply(signal, FnArgs::from(("abort", listener, options)))?;
-    Ok(())
+    Ok(Some(listening))
+}
+
+/// `signal.removeEventListener('abort', listener)`; what it throws is ignored.
+fn unwatch_signal(env: &Env, signal: &ObjectRef<false>, listener: &FunctionRef<(), ()>) {
+    let removed = (|| -> Result<()> {
+        let signal = signal.get_value(env)?;
+        let listener = listener.borrow_back(env)?;
+        let remove: Unknown = signal.get_named_property("removeEventListener")?;
+        if remove.get_type()? != ValueType::Function {
+            return Ok(());
+        }
+        // SAFETY: the type was checked just above.
+        let remove: RemoveEventListener = unsafe { remove.cast()? };
+        remove.apply(signal, FnArgs::from(("abort", listener)))?;
+        Ok(())
+    })();
+    if removed.is_err() {
+        crate::host::take_exception(env);
+    }
 }

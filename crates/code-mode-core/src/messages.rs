@@ -122,7 +122,7 @@ pub const TOOL_RESULT_UNREADABLE: &str = "code mode could not read the tool resu
 pub const TOOL_CALL_FAILED: &str = "tool call failed";
 
 pub fn tool_input_too_large(max: usize) -> String {
-    format!("tool input is larger than the code mode bridge limit of {max} bytes.")
+    format!("tool input is larger than the code mode bridge limit of {max} bytes (inputs of pending calls included).")
 }
 
 pub fn tool_result_too_large(len: usize, max: usize) -> String {

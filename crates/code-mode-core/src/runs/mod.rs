@@ -91,6 +91,8 @@ pub struct Engine {
     workers: Workers,
     store: Arc<Store>,
     closed: AtomicBool,
+    /// Whether `close` ran its blocking part.
+    shut: AtomicBool,
     /// Controls of runs in progress, so `close` can stop them.
     live: Mutex<Vec<Weak<Control>>>,
 }
@@ -101,6 +103,7 @@ impl Engine {
             workers: Workers::new(workers, run::refill_spare)?,
             store: Store::new()?,
             closed: AtomicBool::new(false),
+            shut: AtomicBool::new(false),
             live: Mutex::new(Vec::new()),
         })
     }
@@ -161,7 +164,7 @@ impl Engine {
             let mut result = run::stopped_result(stop);
             result.set_telemetry(request.surface.telemetry());
             self.store.release(&request.run_id);
-            run.discard();
+            self.store.bury(run);
             return done(result);
         }
         control.arm(request.started + Duration::from_millis(request.config.timeout_ms));
@@ -179,13 +182,21 @@ impl Engine {
         self.store.parked()
     }
 
-    /// Stops every run in progress and the workers.
-    pub fn close(&self) {
-        if self.closed.swap(true, Ordering::AcqRel) {
-            return;
-        }
+    /// Refuses new work and stops every leg in progress, at once (cheap: call
+    /// it on the JavaScript thread); [`Engine::close`] finishes the job.
+    pub fn begin_close(&self) {
+        self.closed.store(true, Ordering::Release);
         for control in self.live.lock().drain(..).filter_map(|weak| weak.upgrade()) {
             control.stop(crate::sandbox::Stop::Closed);
+        }
+    }
+
+    /// Stops every run in progress, drops the parked ones and joins the
+    /// workers. Blocks: call it off the JavaScript thread.
+    pub fn close(&self) {
+        self.begin_close();
+        if self.shut.swap(true, Ordering::AcqRel) {
+            return;
         }
         self.store.close();
         self.workers.shutdown();

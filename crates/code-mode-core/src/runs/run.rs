@@ -18,6 +18,11 @@ use crate::result::{ErrorCode, RunResult, WaitReason};
 use crate::sandbox::{CellOutcome, Control, Stop, Vm, VmLimits};
 use crate::source::{self, SourceError};
 
+/// The most bytes of tool input (all pending calls of a run together) or of
+/// one tool result that cross the bridge: the host parses them on the Node
+/// thread, so they stay small enough not to stall it for long.
+pub const MAX_BRIDGE_BYTES: u64 = 16 * 1024 * 1024;
+
 thread_local! {
     /// A blank VM built ahead of the next cell on this worker.
     static SPARE: RefCell<Option<Vm>> = const { RefCell::new(None) };
@@ -69,7 +74,7 @@ impl Job {
             JobKind::Exec(request) => result.set_telemetry(request.surface.telemetry()),
             JobKind::Resume(run, _) => {
                 result.set_telemetry(run.surface.telemetry());
-                run.discard();
+                self.store.bury(*run);
             }
         }
         (self.done)(result);
@@ -220,7 +225,7 @@ impl ActiveRun {
             memory_bytes: config.memory_limit_bytes as usize,
             stack_bytes: JS_STACK_BYTES,
             max_output_bytes: config.max_output_bytes as usize,
-            max_bridge_bytes: (config.memory_limit_bytes / 2) as usize,
+            max_bridge_bytes: (config.memory_limit_bytes / 2).min(MAX_BRIDGE_BYTES) as usize,
         };
         let vm = match fresh_vm(limits, &self.control, &self.surface) {
             Ok(vm) => vm,
@@ -281,19 +286,20 @@ impl ActiveRun {
         if let Some(stop) = self.control.stopped() {
             return Some(End::Result(self.stopped(stop)));
         }
+        // Budget over with calls pending: park. Results that arrived meanwhile
+        // stay in the inbox for the next wait.
+        if self.control.should_interrupt() {
+            return Some(match self.control.stopped() {
+                Some(Stop::Timeout) | None => End::Park(self.wait_reason()),
+                Some(stop) => End::Result(self.stopped(stop)),
+            });
+        }
         let settled = self.inbox.take();
         if !settled.is_empty() {
             self.progressed = true;
             let outcome = self.vm.as_mut()?.settle(settled, false);
             self.fed = true;
             return self.advance(outcome);
-        }
-        // Budget over with calls pending: park.
-        if self.control.should_interrupt() {
-            return Some(match self.control.stopped() {
-                Some(Stop::Timeout) | None => End::Park(self.wait_reason()),
-                Some(stop) => End::Result(self.stopped(stop)),
-            });
         }
         None
     }
@@ -363,7 +369,7 @@ impl ActiveRun {
                 name: call.name.clone(),
                 source: call.source,
                 source_name: call.source_name.clone(),
-                input: call.input.clone(),
+                input: std::mem::take(&mut call.input),
                 tool_call_id: call.tool_call_id.clone(),
                 parent_tool_call_id: call.parent_tool_call_id.clone(),
                 code_mode_run_id: self.run_id.clone(),
@@ -443,7 +449,7 @@ impl ActiveRun {
         let output = vm.take_output();
         let pending_tool_calls = vm.calls().pending_calls();
         vm.collect_garbage();
-        let snapshot_bytes = vm.heap_bytes();
+        let snapshot_bytes = vm.heap_bytes() + vm.calls().input_bytes();
         let max = self.config.max_snapshot_bytes as usize;
         if snapshot_bytes > max {
             let failure = RunResult::Failed {
@@ -516,7 +522,7 @@ impl ActiveRun {
 
     /// Fires the signals of the nested calls still in flight (once: they are
     /// forgotten).
-    fn abort_in_flight(&mut self) {
+    pub(super) fn abort_in_flight(&mut self) {
         let in_flight = self
             .vm
             .as_ref()

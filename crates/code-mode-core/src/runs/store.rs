@@ -51,6 +51,9 @@ enum Entry {
 #[derive(Default)]
 struct State {
     entries: HashMap<String, Entry>,
+    /// Dropped runs whose VMs the expiry thread frees (never the caller's
+    /// thread, which may be Node's).
+    graveyard: Vec<ActiveRun>,
     closed: bool,
 }
 
@@ -102,7 +105,12 @@ impl Store {
         if state.closed {
             return Err((run, messages::CLOSED));
         }
-        if state.entries.len() >= MAX_PARKED_RUNS {
+        let parked = state
+            .entries
+            .values()
+            .filter(|entry| matches!(entry, Entry::Parked { .. }))
+            .count();
+        if parked >= MAX_PARKED_RUNS {
             return Err((run, messages::TOO_MANY_PARKED));
         }
         let expires = Instant::now() + ttl;
@@ -140,6 +148,20 @@ impl Store {
         }
     }
 
+    /// Drops a run away from the caller's thread: its nested calls are aborted
+    /// now, its VM is freed by the expiry thread.
+    pub(super) fn bury(&self, mut run: ActiveRun) {
+        run.abort_in_flight();
+        let mut state = self.state.lock();
+        if state.closed {
+            drop(state);
+            return run.discard();
+        }
+        state.graveyard.push(run);
+        drop(state);
+        self.changed.notify_all();
+    }
+
     /// Forgets the marker of a run that ended while resumed.
     pub(super) fn release(&self, id: &str) {
         let mut state = self.state.lock();
@@ -151,13 +173,15 @@ impl Store {
     /// Drops every parked run (their nested calls are aborted) and stops the
     /// expiry thread.
     pub fn close(&self) {
-        let entries: Vec<Entry> = {
+        let (entries, buried) = {
             let mut state = self.state.lock();
             state.closed = true;
-            state.entries.drain().map(|(_, entry)| entry).collect()
+            let entries: Vec<Entry> = state.entries.drain().map(|(_, entry)| entry).collect();
+            (entries, std::mem::take(&mut state.graveyard))
         };
         self.changed.notify_all();
         discard(entries);
+        buried.into_iter().for_each(ActiveRun::discard);
         if let Some(handle) = self.expiry.lock().take() {
             let _ = handle.join();
         }
@@ -178,11 +202,12 @@ fn expire(store: Weak<Store>) {
         let Some(store) = store.upgrade() else {
             return;
         };
-        let expired: Vec<Entry> = {
+        let (expired, buried) = {
             let mut state = store.state.lock();
             if state.closed {
                 return;
             }
+            let buried = std::mem::take(&mut state.graveyard);
             let now = Instant::now();
             let ids: Vec<String> = state
                 .entries
@@ -196,7 +221,7 @@ fn expire(store: Weak<Store>) {
                 .iter()
                 .filter_map(|id| state.entries.remove(id))
                 .collect();
-            if expired.is_empty() {
+            if expired.is_empty() && buried.is_empty() {
                 let next = state
                     .entries
                     .values()
@@ -212,8 +237,9 @@ fn expire(store: Weak<Store>) {
                     .changed
                     .wait_until(&mut state, until.min(now + Duration::from_secs(1)));
             }
-            expired
+            (expired, buried)
         };
         discard(expired);
+        buried.into_iter().for_each(ActiveRun::discard);
     }
 }

@@ -24,8 +24,9 @@ pub const WORKER_STACK_BYTES: usize = 256 * 1024 * 1024;
 
 struct Queue {
     jobs: VecDeque<Job>,
-    /// Workers waiting with nothing to compute, most recent last.
-    idle: Vec<usize>,
+    /// Workers waiting with nothing to compute, most recent last, and whether
+    /// they hold runs that await nested calls.
+    idle: Vec<(usize, bool)>,
     closed: bool,
 }
 
@@ -108,7 +109,14 @@ impl Workers {
             drop(queue);
             return job.refuse();
         }
-        match queue.idle.pop() {
+        // A worker holding no runs first: a new run that computes for long must
+        // not sit next to runs whose results are arriving.
+        let pick = queue
+            .idle
+            .iter()
+            .rposition(|&(_, holding)| !holding)
+            .or_else(|| queue.idle.len().checked_sub(1));
+        match pick.map(|position| queue.idle.remove(position).0) {
             Some(index) => {
                 let slot = &self.shared.slots[index];
                 slot.mailbox.lock().jobs.push(job);
@@ -184,9 +192,9 @@ impl Worker {
                     Some(job) => Some(job),
                     None if queue.closed && self.runs.is_empty() => return,
                     None => {
-                        if !queue.idle.contains(&self.index) {
-                            queue.idle.push(self.index);
-                        }
+                        let holding = !self.runs.is_empty();
+                        queue.idle.retain(|&(i, _)| i != self.index);
+                        queue.idle.push((self.index, holding));
                         None
                     }
                 }
@@ -212,7 +220,11 @@ impl Worker {
                 }
                 mailbox.woken = false;
             }
-            self.shared.queue.lock().idle.retain(|&i| i != self.index);
+            self.shared
+                .queue
+                .lock()
+                .idle
+                .retain(|&(i, _)| i != self.index);
         }
     }
 

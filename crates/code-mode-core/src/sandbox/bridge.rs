@@ -52,7 +52,9 @@ pub struct GuestCall {
     pub name: String,
     pub source: ToolSource,
     pub source_name: Option<String>,
+    /// Taken when the call is dispatched.
     pub input: String,
+    input_len: usize,
     pub tool_call_id: String,
     pub parent_tool_call_id: Option<String>,
     pub method: &'static str,
@@ -80,7 +82,10 @@ pub struct CallTable {
     calls: BTreeMap<CallKey, GuestCall>,
     queued: VecDeque<CallKey>,
     in_flight: usize,
-    /// Byte cap of one tool input or result crossing the bridge.
+    /// Bytes of tool input held for queued and in-flight calls.
+    input_bytes: usize,
+    /// Byte cap of one tool result crossing the bridge, and of the inputs of
+    /// all pending calls together (host memory the guest's meter cannot see).
     pub(super) max_bridge_bytes: usize,
 }
 
@@ -119,9 +124,14 @@ impl CallTable {
         self.in_flight
     }
 
+    /// Bytes of tool input held for pending calls (part of a parked run's size).
+    pub fn input_bytes(&self) -> usize {
+        self.input_bytes
+    }
+
     /// Takes queued calls, oldest first, while fewer than `max_in_flight` are in
     /// flight, and marks them in flight.
-    pub fn start_queued(&mut self, max_in_flight: usize) -> Vec<(CallKey, &GuestCall)> {
+    pub fn start_queued(&mut self, max_in_flight: usize) -> Vec<(CallKey, &mut GuestCall)> {
         let mut started = Vec::new();
         while self.in_flight < max_in_flight {
             let Some(key) = self.queued.pop_front() else {
@@ -133,9 +143,10 @@ impl CallTable {
                 started.push(key);
             }
         }
-        started
-            .into_iter()
-            .filter_map(|key| self.calls.get(&key).map(|call| (key, call)))
+        self.calls
+            .iter_mut()
+            .filter(|(key, _)| started.contains(key))
+            .map(|(key, call)| (*key, call))
             .collect()
     }
 
@@ -159,6 +170,7 @@ impl CallTable {
 
     fn remove(&mut self, key: CallKey) -> Option<GuestCall> {
         let call = self.calls.remove(&key)?;
+        self.input_bytes -= call.input_len;
         if call.in_flight {
             self.in_flight -= 1;
         } else {
@@ -170,6 +182,7 @@ impl CallTable {
     /// Drops every handle into the VM (before the runtime is freed).
     pub(super) fn clear(&mut self) {
         self.yields.clear();
+        self.input_bytes = 0;
         self.calls.clear();
         self.queued.clear();
         self.in_flight = 0;
@@ -394,16 +407,26 @@ fn enqueue<'js>(
     if restart_safe && !(entry.replay_safe && entry.source == ToolSource::Openclaw) {
         return Err(terminate(ctx, &shared.control(), Stop::RestartSafeTool));
     }
+    let too_many = || settled_promise(ctx, Err(messages::TOO_MANY_QUEUED_CALLS.to_owned()));
     if shared.calls.borrow().queued.len() >= MAX_QUEUED_CALLS {
-        return settled_promise(ctx, Err(messages::TOO_MANY_QUEUED_CALLS.to_owned()));
+        return too_many();
     }
     let input = input.unwrap_or_else(|| Value::new_undefined(ctx.clone()));
+    let (max, held) = {
+        let table = shared.calls.borrow();
+        (table.max_bridge_bytes, table.input_bytes)
+    };
     let input = if input.is_undefined() {
         "{}".to_owned()
     } else {
-        let max = shared.calls.borrow().max_bridge_bytes;
         let tag = shared.tag(ctx)?;
-        match to_json(ctx, &tag, &shared.control(), input, max) {
+        match to_json(
+            ctx,
+            &tag,
+            &shared.control(),
+            input,
+            max.saturating_sub(held),
+        ) {
             Ok(json) => json,
             Err(ConvertError::TooLarge) => {
                 return settled_promise(ctx, Err(messages::tool_input_too_large(max)));
@@ -413,9 +436,22 @@ fn enqueue<'js>(
             }
         }
     };
+    // Getters in the input may have queued calls of their own meanwhile.
+    {
+        let table = shared.calls.borrow();
+        if table.queued.len() >= MAX_QUEUED_CALLS {
+            drop(table);
+            return too_many();
+        }
+        if table.input_bytes + input.len() > max {
+            drop(table);
+            return settled_promise(ctx, Err(messages::tool_input_too_large(max)));
+        }
+    }
     let (promise, resolve, reject) = ctx.promise()?;
     let n = scope.counters.nested_seq.fetch_add(1, Ordering::Relaxed) + 1;
     let mut table = shared.calls.borrow_mut();
+    table.input_bytes += input.len();
     let parent = table.parent.clone();
     let key = CallKey::next();
     let tool_call_id = format!(
@@ -430,6 +466,7 @@ fn enqueue<'js>(
             name: entry.name.clone(),
             source: entry.source,
             source_name: entry.source_name.clone(),
+            input_len: input.len(),
             input,
             tool_call_id,
             parent_tool_call_id: parent,

@@ -8,17 +8,21 @@ use crate::source::Location;
 /// The file name cells are evaluated under; only frames in it are reported.
 pub const CELL_FILE: &str = "cell";
 
+/// Name and message of an uncaught error are cut to this many bytes each: the
+/// error text of a result is not an output channel.
+pub const MAX_ERROR_PART_BYTES: usize = 4096;
+
 /// Describes an uncaught guest value without any host frame.
 pub fn describe(ctx: &Ctx<'_>, exception: &Value<'_>) -> String {
     let Some(object) = exception.as_object() else {
-        return format!("Uncaught: {}", string_lossy(ctx, exception));
+        return format!("Uncaught: {}", cut(string_lossy(ctx, exception)));
     };
     let text = |key: &str| -> Option<String> {
         let value: Value = object.get(key).ok()?;
         value.is_string().then(|| string_lossy(ctx, &value))
     };
-    let name = text("name").unwrap_or_else(|| "Error".to_owned());
-    let message = text("message").unwrap_or_default();
+    let name = cut(text("name").unwrap_or_else(|| "Error".to_owned()));
+    let message = cut(text("message").unwrap_or_default());
     let head = if message.is_empty() {
         name
     } else {
@@ -28,6 +32,20 @@ pub fn describe(ctx: &Ctx<'_>, exception: &Value<'_>) -> String {
         Some(location) => format!("{head} at {location}"),
         None => head,
     }
+}
+
+/// At most [`MAX_ERROR_PART_BYTES`] bytes (on a character boundary), with `…`
+/// when cut.
+fn cut(mut text: String) -> String {
+    if text.len() > MAX_ERROR_PART_BYTES {
+        let mut end = MAX_ERROR_PART_BYTES;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+    text
 }
 
 /// The first `cell:L:C` in a QuickJS stack string.

@@ -110,11 +110,17 @@ pub fn install<'js>(ctx: &Ctx<'js>, shared: &Shared) -> rquickjs::Result<()> {
             ctx.clone(),
             move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<()> {
                 let mut line = String::from(prefix);
+                let remaining = shared.output.lock().remaining();
                 for (i, value) in args.0.into_iter().enumerate() {
                     if i > 0 {
                         line.push(' ');
                     }
                     line.push_str(&render_text(&ctx, &shared, value)?);
+                    // The host never holds more than the output limit of one line.
+                    if line.len() > remaining {
+                        shared.output.lock().exceed();
+                        return Err(terminate(&ctx, &shared.control(), Stop::Output));
+                    }
                 }
                 emit(&ctx, &shared, Output::Text { text: line })
             },
