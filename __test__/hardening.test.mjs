@@ -58,6 +58,33 @@ describe('host memory stays bounded', () => {
   })
 })
 
+describe('builtins that never poll the interrupt handler', () => {
+  // A quadratic indexOf over a megabyte runs for minutes inside QuickJS with
+  // no interrupt check: the watchdog answers the call and replaces the worker.
+  const QUADRATIC = "const h = 'a'.repeat(1e6); const n = 'a'.repeat(4e4) + 'b'; return h.indexOf(n)"
+
+  test('the call still ends as a timeout, and other cells keep running', async () => {
+    const { run } = setup({ timeoutMs: 200 })
+    const started = Date.now()
+    const stuck = await run.exec({ code: QUADRATIC })
+    assert.equal(stuck.status, 'failed')
+    assert.equal(stuck.code, 'timeout')
+    assert.ok(Date.now() - started < 20000, 'answered by the watchdog, not when the loop ends')
+    const next = await Promise.all([1, 2, 3].map((n) => run.exec({ code: `return ${n}` })))
+    assert.deepEqual(next.map((r) => r.value), [1, 2, 3])
+  })
+
+  test('close() does not wait for a stuck worker', async () => {
+    const { codeMode, run } = setup({ timeoutMs: 60000 })
+    const stuck = run.exec({ code: QUADRATIC })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const started = Date.now()
+    await codeMode.close()
+    assert.ok(Date.now() - started < 20000, 'close() returned')
+    assert.equal((await stuck).code, 'runtime_unavailable')
+  })
+})
+
 describe('promises and close()', () => {
   test('exec right after close() (not awaited) is refused', async () => {
     const { codeMode, run } = setup()

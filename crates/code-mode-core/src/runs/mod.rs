@@ -30,6 +30,64 @@ pub const JS_STACK_BYTES: usize = 4 * 1024 * 1024;
 /// Called once with the result of an exec.
 pub type Done = Box<dyn FnOnce(RunResult) + Send + 'static>;
 
+/// One exec or wait call waiting for its result. Whoever reports first wins:
+/// the worker driving the run, or the watchdog when that worker is stuck in
+/// native code past the deadline.
+pub(crate) struct Leg {
+    done: parking_lot::Mutex<Option<Done>>,
+    control: Arc<Control>,
+    deadline: Instant,
+    surface: Arc<RunSurface>,
+    restart_safe: bool,
+}
+
+impl Leg {
+    fn new(
+        done: Done,
+        control: Arc<Control>,
+        surface: Arc<RunSurface>,
+        restart_safe: bool,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            done: parking_lot::Mutex::new(Some(done)),
+            deadline: control.deadline().unwrap_or_else(Instant::now),
+            control,
+            surface,
+            restart_safe,
+        })
+    }
+
+    /// Reports `result` unless the leg has reported already.
+    pub(crate) fn report(&self, result: RunResult) {
+        let done = self.done.lock().take();
+        if let Some(done) = done {
+            done(result);
+        }
+    }
+
+    /// Whether the call was stopped (aborted, closed).
+    pub(crate) fn stopped(&self) -> bool {
+        self.control.stopped().is_some()
+    }
+
+    /// Ends the leg from outside (the watchdog's verdict): a timeout, or the
+    /// reason it was stopped for.
+    pub(crate) fn time_out(&self) {
+        let (code, message) = self.control.stopped().map_or(
+            (ErrorCode::Timeout, messages::TIMEOUT),
+            crate::sandbox::Stop::error,
+        );
+        let mut result = RunResult::failed(code, message);
+        result.set_replay_safe(self.restart_safe);
+        result.set_telemetry(self.surface.telemetry());
+        self.report(result);
+    }
+
+    pub(crate) fn deadline(&self) -> Instant {
+        self.deadline
+    }
+}
+
 /// What every run of one `prepareRun` shares: the catalog and counters the
 /// guest sees, the host its nested calls go to, and the model-visible names.
 pub struct RunSurface {
@@ -136,10 +194,16 @@ impl Engine {
         }
         control.arm(request.started + Duration::from_millis(request.config.timeout_ms));
         self.track(&control);
+        let leg = Leg::new(
+            done,
+            control.clone(),
+            request.surface.clone(),
+            request.input.restart_safe,
+        );
         self.workers.submit(Job {
             kind: JobKind::Exec(request),
             control,
-            done,
+            leg,
             store: self.store.clone(),
         });
     }
@@ -169,10 +233,11 @@ impl Engine {
         }
         control.arm(request.started + Duration::from_millis(request.config.timeout_ms));
         self.track(&control);
+        let leg = Leg::new(done, control.clone(), run.surface(), run.restart_safe());
         self.workers.submit(Job {
             kind: JobKind::Resume(Box::new(run), request),
             control,
-            done,
+            leg,
             store: self.store.clone(),
         });
     }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::host::{Dispatch, Inbox, Reply, Waker};
 use super::store::{RunScope, Store};
-use super::{Done, ExecRequest, RunSurface, WaitRequest, JS_STACK_BYTES};
+use super::{ExecRequest, Leg, RunSurface, WaitRequest, JS_STACK_BYTES};
 use crate::config::CodeModeConfig;
 use crate::messages;
 use crate::result::{ErrorCode, RunResult, WaitReason};
@@ -57,7 +57,7 @@ fn fresh_vm(
 pub(super) struct Job {
     pub(super) kind: JobKind,
     pub(super) control: Arc<Control>,
-    pub(super) done: Done,
+    pub(super) leg: Arc<Leg>,
     pub(super) store: Arc<Store>,
 }
 
@@ -67,6 +67,11 @@ pub(super) enum JobKind {
 }
 
 impl Job {
+    /// The call waiting for this job.
+    pub(super) fn leg(&self) -> Arc<Leg> {
+        self.leg.clone()
+    }
+
     /// Reports without running: the workers are shut down.
     pub(super) fn refuse(self) {
         let mut result = stopped_result(Stop::Closed);
@@ -77,7 +82,7 @@ impl Job {
                 self.store.bury(*run);
             }
         }
-        (self.done)(result);
+        self.leg.report(result);
     }
 
     /// Starts the leg on this worker. Returns the run while it awaits nested
@@ -86,7 +91,7 @@ impl Job {
         let Job {
             kind,
             control,
-            done,
+            leg,
             store,
         } = self;
         let (mut run, request) = match kind {
@@ -102,7 +107,7 @@ impl Job {
                     run_id: None,
                     progressed: false,
                     fed: false,
-                    done: Some(done),
+                    leg: Some(leg),
                     end: None,
                     store,
                 };
@@ -112,7 +117,7 @@ impl Job {
                 let mut run = *run;
                 run.control = control.clone();
                 run.config = request.config.clone();
-                run.done = Some(done);
+                run.leg = Some(leg);
                 run.progressed = false;
                 run.fed = false;
                 (run, Err(request))
@@ -179,7 +184,8 @@ pub(super) struct ActiveRun {
     /// Whether this leg fed the guest and drove it once since (restart-safe
     /// runs park at the next await).
     fed: bool,
-    done: Option<Done>,
+    /// The exec or wait call waiting for this leg's result.
+    leg: Option<Arc<Leg>>,
     end: Option<End>,
     store: Arc<Store>,
 }
@@ -196,6 +202,19 @@ impl ActiveRun {
 
     pub(super) fn scope_arc(&self) -> Arc<RunScope> {
         self.scope.clone()
+    }
+
+    pub(super) fn surface(&self) -> Arc<RunSurface> {
+        self.surface.clone()
+    }
+
+    pub(super) fn restart_safe(&self) -> bool {
+        self.restart_safe
+    }
+
+    /// The call waiting for this leg, for the watchdog.
+    pub(super) fn leg(&self) -> Option<Arc<Leg>> {
+        self.leg.clone()
     }
 
     /// Prepares the source, binds a VM and evaluates.
@@ -429,12 +448,12 @@ impl ActiveRun {
         }
         result.set_replay_safe(self.restart_safe);
         result.set_telemetry(self.surface.telemetry());
-        let done = self.done.take();
+        let leg = self.leg.take();
         // Nested calls still in flight are aborted before the result is out;
         // the VM's teardown waits until it is.
         self.abort_in_flight();
-        if let Some(done) = done {
-            done(result);
+        if let Some(leg) = leg {
+            leg.report(result);
         }
         self.discard();
     }
@@ -477,21 +496,21 @@ impl ActiveRun {
             replay_safe: self.restart_safe,
             telemetry: self.surface.telemetry(),
         };
-        let done = self.done.take();
+        let leg = self.leg.take();
         let ttl = Duration::from_secs(self.config.snapshot_ttl_seconds);
         self.run_id = Some(id.clone());
         let store = self.store.clone();
         match store.park(id, previous.as_deref(), Box::new(self), ttl) {
             Ok(()) => {
-                if let Some(done) = done {
-                    done(result);
+                if let Some(leg) = leg {
+                    leg.report(result);
                 }
                 None
             }
             Err((run, message)) => {
                 let mut run = *run;
                 run.run_id = None;
-                run.done = done;
+                run.leg = leg;
                 let code = match message {
                     messages::CLOSED => ErrorCode::RuntimeUnavailable,
                     _ => ErrorCode::InvalidInput,
@@ -510,6 +529,18 @@ impl ActiveRun {
                 Some((run, failure))
             }
         }
+    }
+
+    /// Drops a run whose worker the watchdog abandoned: its call is answered
+    /// (a timeout, if nobody answered yet), the rest as [`ActiveRun::discard`].
+    pub(super) fn abandon(mut self) {
+        if let Some(leg) = self.leg.take() {
+            leg.time_out();
+        }
+        if let Some(id) = self.run_id.take() {
+            self.store.release(&id);
+        }
+        self.discard();
     }
 
     /// Frees the run: aborts its nested calls in flight and drops the VM.
