@@ -327,6 +327,11 @@ impl Worker {
                 continue;
             }
             *slot.legs.lock() = self.runs.iter().filter_map(ActiveRun::leg).collect();
+            // Build the next VM before offering to take work, so the next job
+            // given to this worker does not wait for it.
+            if self.runs.is_empty() {
+                refill_spare();
+            }
             // A busy worker takes queued jobs between steps.
             let next = {
                 let mut queue = self.shared.queue.lock();
@@ -345,9 +350,7 @@ impl Worker {
                 self.start(&slot, job, &waker);
                 continue;
             }
-            if self.runs.is_empty() {
-                refill_spare();
-            } else {
+            if !self.runs.is_empty() {
                 poll_briefly(&slot);
             }
             {
