@@ -65,6 +65,11 @@ impl Leg {
         }
     }
 
+    /// Whether the result went out already.
+    pub(crate) fn reported(&self) -> bool {
+        self.done.lock().is_none()
+    }
+
     /// Whether the call was stopped (aborted, closed).
     pub(crate) fn stopped(&self) -> bool {
         self.control.stopped().is_some()

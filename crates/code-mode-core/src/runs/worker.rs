@@ -60,8 +60,8 @@ struct Slot {
     current: Mutex<Option<Arc<Leg>>>,
     /// The legs of every run the worker holds.
     legs: Mutex<Vec<Arc<Leg>>>,
-    /// When the watchdog first saw the current leg stopped (abort, close).
-    stopped_since: Mutex<Option<Instant>>,
+    /// The stopped leg the watchdog saw, and when it first saw it stopped.
+    stopped_since: Mutex<Option<(Arc<Leg>, Instant)>>,
     /// Set by the watchdog: the thread exits when it gets back.
     abandoned: AtomicBool,
 }
@@ -238,14 +238,22 @@ fn watch(shared: &Arc<Shared>) {
             if slot.abandoned.load(Ordering::Acquire) {
                 continue;
             }
-            let Some(current) = slot.current.lock().clone() else {
+            let current = slot.current.lock().clone();
+            // A leg that already reported is only tearing its VM down.
+            let Some(current) = current.filter(|leg| !leg.reported()) else {
                 *slot.stopped_since.lock() = None;
                 continue;
             };
             let overdue = now > current.deadline() + GRACE;
             let stopped = current.stopped() && {
                 let mut since = slot.stopped_since.lock();
-                now > *since.get_or_insert(now) + GRACE
+                match since.as_ref() {
+                    Some((leg, at)) if Arc::ptr_eq(leg, &current) => now > *at + GRACE,
+                    _ => {
+                        *since = Some((current.clone(), now));
+                        false
+                    }
+                }
             };
             if overdue || stopped {
                 abandon(shared, index, slot, &current);
