@@ -226,11 +226,7 @@ unsafe extern "C" fn call_js(
     // which Node calls this no more.
     let state = unsafe { &*(context as *const ChannelState) };
     let _ = catch_unwind(AssertUnwindSafe(|| match *message {
-        Message::Dispatch(executor, calls) => {
-            if let Err(error) = dispatch(&env, state, &executor, calls) {
-                eprintln!("code mode: nested calls could not start: {error}");
-            }
-        }
+        Message::Dispatch(executor, calls) => dispatch(&env, state, &executor, calls),
         Message::Abort(keys) => {
             if let Err(error) = abort(&env, state, &keys) {
                 eprintln!("code mode: nested calls could not be aborted: {error}");
@@ -253,50 +249,53 @@ type BatchCall<'a> = (
     &'a str,
 );
 
-fn dispatch(
-    env: &Env,
-    state: &ChannelState,
-    executor: &Executor,
-    calls: Vec<Dispatch>,
-) -> Result<()> {
-    let batch: Vec<BatchCall> = calls
-        .iter()
-        .map(|call| {
-            (
-                call.key.0,
-                call.tool_id.as_str(),
-                call.name.as_str(),
-                source_name(call.source),
-                call.source_name.as_deref(),
-                call.tool_call_id.as_str(),
-                call.parent_tool_call_id.as_deref(),
-                call.code_mode_run_id.as_deref(),
-                call.input.as_str(),
-            )
-        })
-        .collect();
-    let batch =
-        serde_json::to_string(&batch).map_err(|e| napi::Error::from_reason(e.to_string()))?;
-    let start = {
+/// Starts a batch through `host.js`. When the bridge itself fails (not the
+/// gateway: `host.js` catches what it throws), every call of the batch fails
+/// with that message, so no run waits for a call that never started.
+fn dispatch(env: &Env, state: &ChannelState, executor: &Executor, calls: Vec<Dispatch>) {
+    {
         let mut replies = state.replies.lock();
         for call in &calls {
             replies.insert(call.key, call.reply.clone());
         }
-        let functions = state.functions.lock();
-        let Some(functions) = functions.as_ref() else {
-            return Ok(());
+    }
+    let started = (|| -> std::result::Result<(), String> {
+        let batch: Vec<BatchCall> = calls
+            .iter()
+            .map(|call| {
+                (
+                    call.key.0,
+                    call.tool_id.as_str(),
+                    call.name.as_str(),
+                    source_name(call.source),
+                    call.source_name.as_deref(),
+                    call.tool_call_id.as_str(),
+                    call.parent_tool_call_id.as_deref(),
+                    call.code_mode_run_id.as_deref(),
+                    call.input.as_str(),
+                )
+            })
+            .collect();
+        let reason = |error: napi::Error| error.reason.clone();
+        let batch = serde_json::to_string(&batch).map_err(|e| e.to_string())?;
+        let start = {
+            let functions = state.functions.lock();
+            let functions = functions
+                .as_ref()
+                .ok_or_else(|| messages::CLOSED.to_owned())?;
+            functions.start.get_value(env).map_err(reason)?.raw()
         };
-        functions.start.get_value(env)?.raw()
-    };
-    let execute = executor.execute.borrow_back(env)?.raw();
-    let on_event = match &executor.on_event {
-        Some(on_event) => on_event.borrow_back(env)?.raw(),
-        None => undefined(env),
-    };
-    let batch = env.create_string(&batch)?;
-    if let Err(thrown) = call_function(env, start, &[execute, on_event, batch.raw()]) {
-        // `host.js` catches what the gateway throws; this is a bridge failure.
-        let message = crate::js::error_message(env, thrown);
+        let execute = executor.execute.borrow_back(env).map_err(reason)?.raw();
+        let on_event = match &executor.on_event {
+            Some(on_event) => on_event.borrow_back(env).map_err(reason)?.raw(),
+            None => undefined(env),
+        };
+        let batch = env.create_string(&batch).map_err(reason)?;
+        call_function(env, start, &[execute, on_event, batch.raw()])
+            .map(|_| ())
+            .map_err(|thrown| crate::js::error_message(env, thrown))
+    })();
+    if let Err(message) = started {
         let mut replies = state.replies.lock();
         for call in &calls {
             if let Some(reply) = replies.remove(&call.key) {
@@ -304,7 +303,6 @@ fn dispatch(
             }
         }
     }
-    Ok(())
 }
 
 fn abort(env: &Env, state: &ChannelState, keys: &[CallKey]) -> Result<()> {
