@@ -4,10 +4,15 @@
 //! completes, fails, yields, or its budget ends with calls pending: then it
 //! parks (SPEC 8).
 
-use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
+
+mod end;
+mod spare;
+
+use spare::fresh_vm;
+pub(super) use spare::refill_spare;
 
 use super::host::{Dispatch, Inbox, Reply, Waker};
 use super::store::{RunScope, Store};
@@ -22,36 +27,6 @@ use crate::source::{self, SourceError};
 /// one tool result that cross the bridge: the host parses them on the Node
 /// thread, so they stay small enough not to stall it for long.
 pub const MAX_BRIDGE_BYTES: u64 = 16 * 1024 * 1024;
-
-thread_local! {
-    /// A blank VM built ahead of the next cell on this worker.
-    static SPARE: RefCell<Option<Vm>> = const { RefCell::new(None) };
-}
-
-/// Builds this worker's spare VM if it has none. Called between cells, so the
-/// next cell does not wait for a runtime and context to be built.
-pub(super) fn refill_spare() {
-    SPARE.with(|spare| {
-        if spare.borrow().is_none() {
-            let vm = Vm::blank(JS_STACK_BYTES).ok();
-            *spare.borrow_mut() = vm;
-        }
-    });
-}
-
-/// A never-used VM bound to this run: the spare when there is one.
-fn fresh_vm(
-    limits: VmLimits,
-    control: &Arc<Control>,
-    surface: &RunSurface,
-) -> rquickjs::Result<Vm> {
-    let vm = match SPARE.with(|spare| spare.borrow_mut().take()) {
-        Some(vm) => vm,
-        None => Vm::blank(limits.stack_bytes)?,
-    };
-    vm.bind(limits, control.clone(), Some(surface.bridge.clone()))?;
-    Ok(vm)
-}
 
 /// Work handed to a worker: a new run, or a parked one to resume.
 pub(super) struct Job {
@@ -423,145 +398,6 @@ impl ActiveRun {
 
     pub(super) fn deadline(&self) -> Option<Instant> {
         self.control.deadline()
-    }
-
-    /// Ends the leg: parks the run (SPEC 8 limits permitting), or reports its
-    /// result after aborting nested calls still in flight (SPEC 14.16) and
-    /// tearing the VM down.
-    pub(super) fn finish(mut self) {
-        self.inbox.set_waker(None);
-        let end = self.end.take().unwrap_or_else(End::internal);
-        let (run, result) = match end {
-            End::Park(reason) => match self.park(reason) {
-                None => return,
-                Some(refused) => refused,
-            },
-            End::Result(result) => (self, result),
-        };
-        run.report(result);
-    }
-
-    /// Reports a final result: nested calls still in flight are aborted first.
-    fn report(mut self, mut result: RunResult) {
-        if let Some(id) = self.run_id.take() {
-            self.store.release(&id);
-        }
-        result.set_replay_safe(self.restart_safe);
-        result.set_telemetry(self.surface.telemetry());
-        let leg = self.leg.take();
-        // Nested calls still in flight are aborted before the result is out;
-        // the VM's teardown waits until it is.
-        self.abort_in_flight();
-        if let Some(leg) = leg {
-            leg.report(result);
-        }
-        self.discard();
-    }
-
-    /// Moves the run into the store and reports `waiting`; or, when a limit
-    /// forbids parking, gives the run back with the failure to report.
-    fn park(mut self, reason: WaitReason) -> Option<(ActiveRun, RunResult)> {
-        let Some(vm) = self.vm.as_ref() else {
-            let internal = RunResult::failed(ErrorCode::InternalError, messages::INTERNAL);
-            return Some((self, internal));
-        };
-        let output = vm.take_output();
-        let pending_tool_calls = vm.calls().pending_calls();
-        vm.collect_garbage();
-        let snapshot_bytes = vm.heap_bytes() + vm.calls().input_bytes();
-        let max = self.config.max_snapshot_bytes as usize;
-        if snapshot_bytes > max {
-            let failure = RunResult::Failed {
-                error: messages::snapshot_limit(snapshot_bytes, max),
-                code: ErrorCode::SnapshotLimitExceeded,
-                output,
-                replay_safe: false,
-                telemetry: Default::default(),
-            };
-            return Some((self, failure));
-        }
-        // The same id while nothing new could run; a new one when the VM parks
-        // anew.
-        let previous = self.run_id.clone();
-        let id = match (&previous, self.progressed) {
-            (Some(id), false) => id.clone(),
-            _ => format!("cm_{}", uuid::Uuid::new_v4()),
-        };
-        let mut result = RunResult::Waiting {
-            run_id: id.clone(),
-            reason,
-            pending_tool_calls,
-            snapshot_bytes: snapshot_bytes as u64,
-            output,
-            replay_safe: self.restart_safe,
-            telemetry: self.surface.telemetry(),
-        };
-        let leg = self.leg.take();
-        let ttl = Duration::from_secs(self.config.snapshot_ttl_seconds);
-        self.run_id = Some(id.clone());
-        let store = self.store.clone();
-        match store.park(id, previous.as_deref(), Box::new(self), ttl) {
-            Ok(()) => {
-                if let Some(leg) = leg {
-                    leg.report(result);
-                }
-                None
-            }
-            Err((run, message)) => {
-                let mut run = *run;
-                run.run_id = None;
-                run.leg = leg;
-                let code = match message {
-                    messages::CLOSED => ErrorCode::RuntimeUnavailable,
-                    _ => ErrorCode::InvalidInput,
-                };
-                let output = match &mut result {
-                    RunResult::Waiting { output, .. } => std::mem::take(output),
-                    _ => Vec::new(),
-                };
-                let failure = RunResult::Failed {
-                    error: message.to_owned(),
-                    code,
-                    output,
-                    replay_safe: false,
-                    telemetry: Default::default(),
-                };
-                Some((run, failure))
-            }
-        }
-    }
-
-    /// Drops a run whose worker the watchdog abandoned: its call is answered
-    /// (a timeout, if nobody answered yet), the rest as [`ActiveRun::discard`].
-    pub(super) fn abandon(mut self) {
-        if let Some(leg) = self.leg.take() {
-            leg.time_out();
-        }
-        if let Some(id) = self.run_id.take() {
-            self.store.release(&id);
-        }
-        self.discard();
-    }
-
-    /// Frees the run: aborts its nested calls in flight and drops the VM.
-    pub(super) fn discard(mut self) {
-        self.inbox.set_waker(None);
-        self.abort_in_flight();
-        let vm = self.vm.take();
-        let _ = catch_unwind(AssertUnwindSafe(move || drop(vm)));
-    }
-
-    /// Fires the signals of the nested calls still in flight (once: they are
-    /// forgotten).
-    pub(super) fn abort_in_flight(&mut self) {
-        let in_flight = self
-            .vm
-            .as_ref()
-            .map(|vm| vm.calls().forget_in_flight())
-            .unwrap_or_default();
-        if !in_flight.is_empty() {
-            self.surface.host.abort(in_flight);
-        }
     }
 }
 
