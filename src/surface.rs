@@ -98,14 +98,7 @@ impl CodeModeRunSurface {
         call: Option<Object>,
     ) -> Result<Object<'env>> {
         let started = Instant::now();
-        if !self.plan.active {
-            return Err(Error::from_reason("code mode is not active for this run."));
-        }
-        let Some(surface) = self.plan.surface.clone() else {
-            return Err(Error::from_reason(
-                "RunContext.executeTool must be a function.",
-            ));
-        };
+        let surface = self.runnable()?;
         // Everything is read from JavaScript before the promise exists, so a
         // throwing getter leaves nothing pending behind.
         let raw = read_input(&input)?;
@@ -120,11 +113,7 @@ impl CodeModeRunSurface {
         };
         let input = match input {
             Ok(input) => input,
-            Err((code, message)) => {
-                let mut result = RunResult::failed(code, message);
-                result.set_telemetry(surface.telemetry());
-                return settled(env, result);
-            }
+            Err((code, message)) => return refused(env, &surface, code, message),
         };
         let call = CallOptions::read(env, call)?;
         let request = ExecRequest {
@@ -155,14 +144,7 @@ impl CodeModeRunSurface {
         call: Option<Object>,
     ) -> Result<Object<'env>> {
         let started = Instant::now();
-        if !self.plan.active {
-            return Err(Error::from_reason("code mode is not active for this run."));
-        }
-        let Some(surface) = self.plan.surface.clone() else {
-            return Err(Error::from_reason(
-                "RunContext.executeTool must be a function.",
-            ));
-        };
+        let surface = self.runnable()?;
         let run_id = read_run_id(&input)?;
         let run_id = match (self.engine.is_closed(), run_id) {
             (true, _) => Err((ErrorCode::RuntimeUnavailable, messages::CLOSED)),
@@ -171,11 +153,7 @@ impl CodeModeRunSurface {
         };
         let run_id = match run_id {
             Ok(run_id) => run_id,
-            Err((code, message)) => {
-                let mut result = RunResult::failed(code, message);
-                result.set_telemetry(surface.telemetry());
-                return settled(env, result);
-            }
+            Err((code, message)) => return refused(env, &surface, code, message),
         };
         let call = CallOptions::read(env, call)?;
         let request = WaitRequest {
@@ -193,8 +171,28 @@ impl CodeModeRunSurface {
     }
 }
 
-/// A promise already resolved with `result`.
-fn settled<'env>(env: &'env Env, result: RunResult) -> Result<Object<'env>> {
+impl CodeModeRunSurface {
+    /// What exec and wait run against; a host error when they cannot run.
+    fn runnable(&self) -> Result<Arc<RunSurface>> {
+        if !self.plan.active {
+            return Err(Error::from_reason("code mode is not active for this run."));
+        }
+        self.plan
+            .surface
+            .clone()
+            .ok_or_else(|| Error::from_reason("RunContext.executeTool must be a function."))
+    }
+}
+
+/// A promise already resolved with a failure (input refused, engine closed).
+fn refused<'env>(
+    env: &'env Env,
+    surface: &RunSurface,
+    code: ErrorCode,
+    message: impl Into<String>,
+) -> Result<Object<'env>> {
+    let mut result = RunResult::failed(code, message);
+    result.set_telemetry(surface.telemetry());
     let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
     let json = result.to_json();
     deferred.resolve(move |_| Ok(JsonText(json)));

@@ -85,6 +85,8 @@ pub struct Catalog {
     /// Guest entries by exact name; more than one index means the name is ambiguous.
     guest_by_name: HashMap<String, Vec<usize>>,
     all_tools_json: String,
+    /// Entries that get a `tools.<name>` function.
+    convenience: Vec<usize>,
 }
 
 impl Catalog {
@@ -129,13 +131,16 @@ impl Catalog {
         }
         let compact: Vec<&str> = guest.iter().map(|&i| entries[i].compact_json()).collect();
         let all_tools_json = format!("[{}]", compact.join(","));
-        Catalog {
+        let mut catalog = Catalog {
             entries,
             guest,
             by_id,
             guest_by_name,
             all_tools_json,
-        }
+            convenience: Vec::new(),
+        };
+        catalog.convenience = catalog.choose_convenience();
+        catalog
     }
 
     /// Every entry of the run catalog, MCP included, in catalog order.

@@ -24,17 +24,27 @@ impl Catalog {
     /// The names that get a convenience function, with their entries, in catalog
     /// order: a JavaScript identifier (ASCII) that is not a reserved word, occurs
     /// exactly once among the guest entries, and is not a catalog helper name.
+    /// Chosen once when the catalog is built.
     pub fn convenience_names(&self) -> Vec<(&str, &CatalogEntry)> {
-        self.guest_entries()
-            .filter(|entry| {
-                let name = entry.name.as_str();
+        self.convenience
+            .iter()
+            .map(|&i| (self.entries[i].name.as_str(), &self.entries[i]))
+            .collect()
+    }
+
+    /// Indexes of the entries that get a convenience function.
+    pub(super) fn choose_convenience(&self) -> Vec<usize> {
+        self.guest
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let name = self.entries[i].name.as_str();
                 is_identifier(name)
                     && !RESERVED_WORDS.contains(&name)
                     && !HELPERS.contains(&name)
                     && !UNSAFE_PROPERTIES.contains(&name)
                     && self.guest_name_count(name) == 1
             })
-            .map(|entry| (entry.name.as_str(), entry))
             .collect()
     }
 }

@@ -87,10 +87,6 @@ impl CallTable {
         calls.chain(yields).collect()
     }
 
-    pub fn in_flight(&self) -> usize {
-        self.in_flight
-    }
-
     /// Bytes of tool input held for pending calls (part of a parked run's size).
     pub fn input_bytes(&self) -> usize {
         self.input_bytes

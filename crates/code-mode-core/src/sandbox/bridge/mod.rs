@@ -23,9 +23,6 @@ use crate::catalog::{Catalog, CatalogEntry, SearchLimit, ToolSource};
 use crate::messages;
 use crate::runs::host::CallKey;
 
-/// Guest-facing helper names that convenience functions never shadow.
-const HELPERS: [&str; 3] = ["search", "describe", "call"];
-
 /// Queued (not yet dispatched) calls a run may hold (SPEC 14.15).
 pub const MAX_QUEUED_CALLS: usize = 1024;
 
@@ -138,10 +135,8 @@ pub fn install<'js>(
     define(&tools, "describe", describe)?;
     define(&tools, "call", call)?;
 
+    // The catalog never names `search`, `describe` or `call` here.
     for (name, entry) in scope.catalog.convenience_names() {
-        if HELPERS.contains(&name) {
-            continue;
-        }
         let shared = shared.clone();
         let id = entry.id.clone();
         let function = Function::new(
