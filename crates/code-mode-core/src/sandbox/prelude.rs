@@ -7,7 +7,7 @@ use std::rc::Rc;
 use std::sync::{Arc, LazyLock};
 
 use parking_lot::Mutex;
-use rquickjs::function::Rest;
+use rquickjs::function::{Opt, Rest};
 use rquickjs::object::Property;
 use rquickjs::{qjs, Ctx, Exception, Function, Object, Persistent, Value};
 use serde_json::value::RawValue;
@@ -66,12 +66,8 @@ pub fn install<'js>(ctx: &Ctx<'js>, shared: &Shared) -> rquickjs::Result<()> {
         let shared = shared.clone();
         Function::new(
             ctx.clone(),
-            move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<()> {
-                let value = args
-                    .0
-                    .into_iter()
-                    .next()
-                    .unwrap_or_else(|| Value::new_undefined(ctx.clone()));
+            move |ctx: Ctx<'js>, value: Opt<Value<'js>>| -> rquickjs::Result<()> {
+                let value = first_or_undefined(&ctx, value);
                 let text = render_text(&ctx, &shared, value)?;
                 emit(&ctx, &shared, Output::Text { text })
             },
@@ -81,12 +77,8 @@ pub fn install<'js>(ctx: &Ctx<'js>, shared: &Shared) -> rquickjs::Result<()> {
         let shared = shared.clone();
         Function::new(
             ctx.clone(),
-            move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<()> {
-                let value = args
-                    .0
-                    .into_iter()
-                    .next()
-                    .unwrap_or_else(|| Value::new_undefined(ctx.clone()));
+            move |ctx: Ctx<'js>, value: Opt<Value<'js>>| -> rquickjs::Result<()> {
+                let value = first_or_undefined(&ctx, value);
                 let limit = shared.output.lock().remaining();
                 let json = convert(&ctx, &shared, value, limit)?;
                 let value = RawValue::from_string(json).expect("the converter emits valid JSON");
@@ -130,6 +122,11 @@ pub fn install<'js>(ctx: &Ctx<'js>, shared: &Shared) -> rquickjs::Result<()> {
     seal(ctx, &console);
     define(&globals, "console", console)?;
     Ok(())
+}
+
+/// The argument, or `undefined` when the guest passed none.
+fn first_or_undefined<'js>(ctx: &Ctx<'js>, value: Opt<Value<'js>>) -> Value<'js> {
+    value.0.unwrap_or_else(|| Value::new_undefined(ctx.clone()))
 }
 
 /// Strings as they are; anything else as JSON-safe JSON.
