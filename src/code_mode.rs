@@ -2,26 +2,24 @@
 
 use std::sync::Arc;
 
-use code_mode_core::catalog::Catalog;
 use code_mode_core::config::CodeModeConfig as CoreConfig;
-use code_mode_core::model;
-use code_mode_core::runs::{Engine, RunScope, RunSurface};
-use code_mode_core::sandbox::bridge::BridgeScope;
-use napi::bindgen_prelude::{Function, JsObjectValue, Object, Unknown};
+use code_mode_core::model::{self, RunPlan};
+use code_mode_core::runs::{AgentRun, Engine};
+use napi::bindgen_prelude::{JsObjectValue, Object, Unknown};
 use napi::{Env, Error, Result, ValueType};
 use napi_derive::napi;
 
 use crate::config::CodeModeConfig;
-use crate::host::{Channel, Executor, NodeHost};
-use crate::js::{field, to_json_value};
-use crate::surface::{CodeModeRunSurface, SurfacePlan};
-use crate::tools::parse_tools;
+use crate::context::RunContext;
+use crate::host::{self, Executor, HostChannel, NodeHost};
+use crate::js::{self, json_text, to_json_value};
+use crate::surface::{CodeModeRunSurface, SurfaceParts};
 
 /// One code-mode runtime: its configuration, worker threads and parked runs.
 #[napi]
 pub struct CodeMode {
     engine: Arc<Engine>,
-    channel: Arc<Channel>,
+    channel: Arc<HostChannel>,
     global: serde_json::Value,
     config: CodeModeConfig,
 }
@@ -64,25 +62,18 @@ pub fn create_code_mode(env: Env, options: Option<Object>) -> Result<CodeMode> {
     let config = CodeModeConfig::from(&CoreConfig::resolve(&global, &serde_json::Value::Null));
     Ok(CodeMode {
         engine: Arc::new(engine),
-        channel: Arc::new(Channel::new(&env)?),
+        channel: Arc::new(host::open(&env)?),
         global,
         config,
     })
 }
 
 fn worker_count(value: Unknown) -> Result<usize> {
-    match value.get_type()? {
-        ValueType::Undefined | ValueType::Null => Ok(Engine::default_workers()),
-        ValueType::Number => {
-            // SAFETY: the type was checked just above.
-            let n: f64 = unsafe { value.cast()? };
-            if !(n.is_finite() && n >= 1.0 && n.fract() == 0.0) {
-                return Err(Error::from_reason(
-                    "workerThreads must be a positive integer.",
-                ));
-            }
-            Ok((n as usize).min(16))
-        }
+    if matches!(value.get_type()?, ValueType::Undefined | ValueType::Null) {
+        return Ok(Engine::default_workers());
+    }
+    match js::number(&value)? {
+        Some(n) if n.is_finite() && n >= 1.0 && n.fract() == 0.0 => Ok((n as usize).min(16)),
         _ => Err(Error::from_reason(
             "workerThreads must be a positive integer.",
         )),
@@ -100,94 +91,10 @@ impl CodeMode {
     /// Plans the model-facing surface of one agent run and binds its executor.
     #[napi(catch_unwind, ts_args_type = "ctx: RunContext")]
     pub fn prepare_run(&self, env: Env, ctx: Object) -> Result<CodeModeRunSurface> {
-        let agent: Option<Unknown> = ctx.get_named_property("agentConfig").ok();
-        let agent = to_json_value(&env, agent)?;
-        let config = Arc::new(CoreConfig::resolve(&self.global, &agent));
-        let tools: Option<Unknown> = ctx.get_named_property("tools").ok();
-        let specs = parse_tools(&to_json_value(&env, tools)?)?;
-        let disable_tools = matches!(
-            field(&ctx, "disableTools")?,
-            code_mode_core::input::Field::Bool(true)
-        );
-        let toolless = disable_tools || specs.is_empty();
-        let active = config.enabled && !toolless;
-        let catalog = Arc::new(Catalog::build(if active { &specs } else { &[] }));
-        let description = model::exec_description(&model::DescriptionContext {
-            has_mcp: false,
-            mcp_servers: Vec::new(),
-            namespaces: Vec::new(),
-            languages: config.languages.clone(),
-        });
-        let model_tools = if toolless {
-            Vec::new()
-        } else {
-            model::model_tools(active, &specs, description, &config.languages)
-        };
-        let visible_tools: Vec<String> = model_tools.iter().map(|tool| tool.name.clone()).collect();
-        let allowed_payload = if active {
-            visible_tools
-                .iter()
-                .filter(|name| !matches!(name.as_str(), "exec" | "wait"))
-                .cloned()
-                .collect()
-        } else {
-            visible_tools.clone()
-        };
-        let execute: Unknown = ctx.get_named_property("executeTool")?;
-        let on_event: Unknown = ctx.get_named_property("onEvent")?;
-        let executor = if execute.get_type()? == ValueType::Function {
-            // SAFETY: the type was checked just above.
-            let execute: Function<(), ()> = unsafe { execute.cast()? };
-            let on_event = if on_event.get_type()? == ValueType::Function {
-                // SAFETY: the type was checked just above.
-                let on_event: Function<(), ()> = unsafe { on_event.cast()? };
-                Some(on_event.create_ref()?)
-            } else {
-                None
-            };
-            Some(Arc::new(Executor {
-                execute: execute.create_ref()?,
-                on_event,
-                channel: self.channel.clone(),
-            }))
-        } else {
-            None
-        };
-        let surface = executor.map(|executor| {
-            Arc::new(RunSurface {
-                bridge: Arc::new(BridgeScope {
-                    catalog: catalog.clone(),
-                    search_default_limit: config.search_default_limit as usize,
-                    max_search_limit: config.max_search_limit as usize,
-                    counters: Default::default(),
-                }),
-                host: Arc::new(NodeHost { executor }),
-                visible_tools: visible_tools.clone(),
-            })
-        });
-        let text = |name: &str| -> Result<Option<String>> {
-            Ok(match field(&ctx, name)? {
-                code_mode_core::input::Field::Str(text) => Some(text),
-                _ => None,
-            })
-        };
-        let scope = Arc::new(RunScope {
-            agent_run_id: text("runId")?.unwrap_or_default(),
-            session_id: text("sessionId")?,
-            session_key: text("sessionKey")?,
-            agent_id: text("agentId")?,
-        });
-        let plan = SurfacePlan {
-            scope,
-            active,
-            config,
-            surface,
-            model_tools_json: serde_json::to_string(&model_tools)
-                .map_err(|e| Error::from_reason(e.to_string()))?,
-            catalog_json: catalog.all_tools_json().to_owned(),
-            allowed_payload,
-        };
-        Ok(CodeModeRunSurface::new(self.engine.clone(), plan))
+        let context = RunContext::read(&env, &ctx)?;
+        let config = Arc::new(CoreConfig::resolve(&self.global, &context.agent_config));
+        let plan = model::plan_run(&config, &context.tools, context.disable_tools);
+        self.build(context, config, plan)
     }
 
     /// Suspended runs held now (diagnostics).
@@ -215,5 +122,39 @@ impl CodeMode {
             })
             .map_err(|e| Error::from_reason(e.to_string()))?;
         Ok(promise)
+    }
+}
+
+impl CodeMode {
+    /// The run surface of a plan: an agent run bound to the context's
+    /// executor (none without `executeTool`, and exec then throws).
+    fn build(
+        &self,
+        context: RunContext,
+        config: Arc<CoreConfig>,
+        plan: RunPlan,
+    ) -> Result<CodeModeRunSurface> {
+        let agent_run = context.execute.map(|execute| {
+            let executor = Arc::new(Executor {
+                execute,
+                on_event: context.on_event,
+                channel: self.channel.clone(),
+            });
+            AgentRun::new(
+                config,
+                plan.catalog.clone(),
+                Arc::new(NodeHost { executor }),
+                plan.visible_tools.clone(),
+                context.owner,
+            )
+        });
+        let parts = SurfaceParts {
+            active: plan.active,
+            agent_run,
+            model_tools_json: json_text(&plan.model_tools)?,
+            catalog_json: plan.catalog.all_tools_json().to_owned(),
+            allowed_payload: plan.allowed_payload,
+        };
+        Ok(CodeModeRunSurface::new(self.engine.clone(), parts))
     }
 }

@@ -2,8 +2,12 @@
 // gateway's thread: starts nested calls through the gateway's executeTool,
 // emits their events, and reports how each ends through `settle`. Host globals
 // are captured here once, so later changes to them do not matter.
-(function codeModeHost(settle, ABORTED, TOOL_CALL_FAILED, HOT_MS) {
+(function codeModeHost(settle, constants) {
   'use strict'
+  const ABORTED = constants.aborted
+  const TOOL_CALL_FAILED = constants.toolCallFailed
+  const HOT_MS = constants.hotMs
+  const MAX_DEPTH = constants.maxDepth
   const AbortControllerClass = AbortController
   const PromiseClass = Promise
   const promiseResolve = Promise.resolve
@@ -13,11 +17,14 @@
   const stringify = JSON.stringify
   const now = performance.now.bind(performance)
   const immediate = setImmediate
-  const reportError = (what, error) => {
+  const emitWarning = process.emitWarning.bind(process)
+  /** A process warning: the one way this bridge (and the binding) reports. */
+  function warn(text) {
     try {
-      process.emitWarning(`code mode: ${what}: ${message(error)}`)
+      emitWarning(`code mode: ${text}`)
     } catch {}
   }
+  const reportError = (what, error) => warn(`${what}: ${message(error)}`)
 
   /** Calls in flight, by key. */
   const live = new Map()
@@ -44,10 +51,9 @@
   const keys = Object.keys
   const ErrorClass = Error
   const SKIP = Symbol('skip')
-  const MAX_DEPTH = 1000
 
   /**
-   * A tool result as JSON-safe JSON text (SPEC 6), node by node: bigints as
+   * A tool result as JSON-safe JSON text (docs/guest-runtime.md), node by node: bigints as
    * decimal strings, Errors as {name, message}, cycles as "[Circular]", a
    * throwing toJSON as its Object.prototype.toString tag.
    */
@@ -157,9 +163,13 @@
     apply(promiseThen, apply(promiseResolve, PromiseClass, [returned]), [onValue, onError])
   }
 
-  /** `batch`: JSON [[key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId, inputJson], ...] */
+  /**
+   * `batch`: JSON text of [{key, id, name, source, sourceName, toolCallId,
+   * parentToolCallId, codeModeRunId, inputJson}, ...] (the binding's
+   * `BatchCall`; absent optional fields are null).
+   */
   function start(execute, onEvent, batch) {
-    for (const [key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId, input] of parse(batch)) {
+    for (const { key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId, inputJson } of parse(batch)) {
       let controller
       try {
         controller = new AbortControllerClass()
@@ -169,7 +179,7 @@
       }
       const call = { id, name, source }
       if (sourceName !== null) call.sourceName = sourceName
-      call.input = parse(input)
+      call.input = parse(inputJson)
       call.toolCallId = toolCallId
       if (parentToolCallId !== null) call.parentToolCallId = parentToolCallId
       if (codeModeRunId !== null) call.codeModeRunId = codeModeRunId
@@ -209,5 +219,5 @@
     }
   }
 
-  return { start, abort }
+  return { start, abort, warn }
 })

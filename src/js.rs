@@ -1,8 +1,61 @@
-//! Small conversions between JavaScript values and Rust at the boundary.
+//! Small conversions between JavaScript values and Rust at the boundary, and
+//! the few raw Node-API calls the binding makes outside [`crate::tsfn`]. Every
+//! cast from an `Unknown` goes through the checked helpers here.
+
+use std::ptr;
 
 use code_mode_core::input::Field;
-use napi::bindgen_prelude::{JsObjectValue, Object, Unknown};
-use napi::{Env, JsString, JsValue, Result, ValueType};
+use napi::bindgen_prelude::JsValuesTupleIntoVec;
+use napi::bindgen_prelude::{FromNapiValue, Function, JsObjectValue, Object, Unknown};
+use napi::{sys, Env, JsString, JsValue, Result, ValueType};
+
+/// `value` as a `T` when its JavaScript type is `expected`.
+///
+/// # Safety
+/// `T` must be a napi representation of JavaScript values of type `expected`.
+unsafe fn cast_checked<T: FromNapiValue>(
+    value: &Unknown,
+    expected: ValueType,
+) -> Result<Option<T>> {
+    if value.get_type()? != expected {
+        return Ok(None);
+    }
+    // SAFETY: the type was checked just above and the caller pairs `T` with it.
+    Ok(Some(unsafe { value.cast::<T>()? }))
+}
+
+/// The text of `value` when it is a string.
+pub fn string(value: &Unknown) -> Result<Option<String>> {
+    // SAFETY: `JsString` represents JavaScript strings.
+    let text: Option<JsString> = unsafe { cast_checked(value, ValueType::String)? };
+    text.map(|text| text.into_utf8()?.into_owned()).transpose()
+}
+
+/// `value` when it is a number.
+pub fn number(value: &Unknown) -> Result<Option<f64>> {
+    // SAFETY: `f64` represents JavaScript numbers.
+    unsafe { cast_checked(value, ValueType::Number) }
+}
+
+/// `value` when it is a boolean.
+pub fn boolean(value: &Unknown) -> Result<Option<bool>> {
+    // SAFETY: `bool` represents JavaScript booleans.
+    unsafe { cast_checked(value, ValueType::Boolean) }
+}
+
+/// `value` when it is an object (not a function, not null).
+pub fn object<'env>(value: &Unknown<'env>) -> Result<Option<Object<'env>>> {
+    // SAFETY: `Object` represents JavaScript objects.
+    unsafe { cast_checked(value, ValueType::Object) }
+}
+
+/// `value` when it is a function.
+pub fn function<'env, Args: JsValuesTupleIntoVec, Return>(
+    value: &Unknown<'env>,
+) -> Result<Option<Function<'env, Args, Return>>> {
+    // SAFETY: `Function` represents JavaScript functions.
+    unsafe { cast_checked(value, ValueType::Function) }
+}
 
 /// A JavaScript value as JSON, via the host's `JSON.stringify` (`undefined`,
 /// functions and symbols become `null`). Cyclic values throw, as in JavaScript.
@@ -14,74 +67,108 @@ pub fn to_json_value(env: &Env, value: Option<Unknown>) -> Result<serde_json::Va
         return Ok(serde_json::Value::Null);
     }
     let json: Object = env.get_global()?.get_named_property("JSON")?;
-    let stringify: napi::bindgen_prelude::Function<Unknown, Unknown> =
-        json.get_named_property("stringify")?;
-    let text = stringify.apply(json, value)?;
-    if text.get_type()? != ValueType::String {
+    let stringify: Function<Unknown, Unknown> = json.get_named_property("stringify")?;
+    let Some(text) = string(&stringify.apply(json, value)?)? else {
         return Ok(serde_json::Value::Null);
-    }
-    // SAFETY: the type was checked just above.
-    let text: JsString = unsafe { text.cast()? };
-    let text = text.into_utf8()?.into_owned()?;
+    };
     serde_json::from_str(&text).map_err(|e| napi::Error::from_reason(e.to_string()))
 }
 
 /// Parses JSON text into a JavaScript value with the host's `JSON.parse`.
 pub fn parse_json<'env>(env: &'env Env, text: &str) -> Result<Unknown<'env>> {
     let json: Object = env.get_global()?.get_named_property("JSON")?;
-    let parse: napi::bindgen_prelude::Function<JsString, Unknown> =
-        json.get_named_property("parse")?;
+    let parse: Function<JsString, Unknown> = json.get_named_property("parse")?;
     parse.call(env.create_string(text)?)
+}
+
+/// JSON text of a Rust value, as a JavaScript error when it cannot be encoded.
+pub fn json_text(value: &impl serde::Serialize) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| napi::Error::from_reason(e.to_string()))
 }
 
 /// One property of a raw input object, classified for validation.
 pub fn field(object: &Object, name: &str) -> Result<Field> {
     let value: Unknown = object.get_named_property(name)?;
+    if let Some(text) = string(&value)? {
+        return Ok(Field::Str(text));
+    }
+    if let Some(flag) = boolean(&value)? {
+        return Ok(Field::Bool(flag));
+    }
     Ok(match value.get_type()? {
         ValueType::Undefined | ValueType::Null => Field::Absent,
-        ValueType::String => {
-            // SAFETY: the type was checked just above.
-            let text: JsString = unsafe { value.cast()? };
-            Field::Str(text.into_utf8()?.into_owned()?)
-        }
-        // SAFETY: the type was checked just above.
-        ValueType::Boolean => Field::Bool(unsafe { value.cast::<bool>()? }),
         _ => Field::Other,
     })
 }
 
 /// The message of a thrown or rejected value, as the guest sees it: an
 /// Error's `message`, a string as is, anything else as `String(value)`.
-pub fn error_message(env: &Env, value: napi::sys::napi_value) -> String {
-    // SAFETY: a live value of this env.
+pub fn error_message(env: &Env, value: sys::napi_value) -> String {
+    // SAFETY: a live value of this env, used on its thread.
     let value = unsafe { Unknown::from_raw_unchecked(env.raw(), value) };
-    let text = (|| -> Result<Option<String>> {
-        match value.get_type()? {
-            ValueType::String => {
-                // SAFETY: the type was checked just above.
-                let text: JsString = unsafe { value.cast()? };
-                return Ok(Some(text.into_utf8()?.into_owned()?));
-            }
-            ValueType::Object | ValueType::Function => {
-                // SAFETY: the type was checked just above.
-                let object: Object = unsafe { value.cast()? };
-                let message: Unknown = object.get_named_property("message")?;
-                if message.get_type()? == ValueType::String {
-                    // SAFETY: the type was checked just above.
-                    let text: JsString = unsafe { message.cast()? };
-                    return Ok(Some(text.into_utf8()?.into_owned()?));
-                }
-            }
-            _ => {}
+    let text = (|| -> Result<String> {
+        if let Some(text) = string(&value)? {
+            return Ok(text);
         }
-        let text = value.coerce_to_string()?;
-        Ok(Some(text.into_utf8()?.into_owned()?))
+        if matches!(value.get_type()?, ValueType::Object | ValueType::Function) {
+            // SAFETY: objects and functions are both JavaScript objects.
+            let object: Object = unsafe { value.cast()? };
+            let message: Unknown = object.get_named_property("message")?;
+            if let Some(text) = string(&message)? {
+                return Ok(text);
+            }
+        }
+        value.coerce_to_string()?.into_utf8()?.into_owned()
     })();
-    match text {
-        Ok(Some(text)) => text,
-        _ => {
-            crate::host::take_exception(env);
-            code_mode_core::messages::TOOL_CALL_FAILED.to_owned()
-        }
+    text.unwrap_or_else(|_| {
+        take_exception(env);
+        code_mode_core::messages::TOOL_CALL_FAILED.to_owned()
+    })
+}
+
+/// JavaScript's `undefined`.
+pub fn undefined(env: &Env) -> sys::napi_value {
+    let mut value = ptr::null_mut();
+    // SAFETY: a plain Node-API call on the JS thread with an out pointer.
+    unsafe { sys::napi_get_undefined(env.raw(), &mut value) };
+    value
+}
+
+/// Calls `function(...args)` with `this` undefined; `Err` holds what it threw.
+pub fn call_function(
+    env: &Env,
+    function: sys::napi_value,
+    args: &[sys::napi_value],
+) -> std::result::Result<sys::napi_value, sys::napi_value> {
+    let mut result = ptr::null_mut();
+    let this = undefined(env);
+    // SAFETY: a plain Node-API call on the JS thread with live values.
+    let status = unsafe {
+        sys::napi_call_function(
+            env.raw(),
+            this,
+            function,
+            args.len(),
+            args.as_ptr(),
+            &mut result,
+        )
+    };
+    if status == sys::Status::napi_ok {
+        return Ok(result);
     }
+    Err(take_exception(env).unwrap_or_else(|| undefined(env)))
+}
+
+/// Takes the pending exception, if any.
+pub fn take_exception(env: &Env) -> Option<sys::napi_value> {
+    let mut pending = false;
+    // SAFETY: a plain Node-API call on the JS thread with an out pointer.
+    unsafe { sys::napi_is_exception_pending(env.raw(), &mut pending) };
+    if !pending {
+        return None;
+    }
+    let mut exception = ptr::null_mut();
+    // SAFETY: as above; an exception is pending, so this clears and returns it.
+    unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &mut exception) };
+    Some(exception)
 }

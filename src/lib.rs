@@ -3,6 +3,7 @@
 
 mod code_mode;
 mod config;
+mod context;
 mod diagnostics;
 mod hooks;
 mod host;
@@ -10,6 +11,7 @@ mod js;
 mod surface;
 mod tools;
 mod transcript;
+mod tsfn;
 
 pub use code_mode::{create_code_mode, CodeMode};
 pub use config::resolve_code_mode_config;

@@ -1,46 +1,42 @@
-//! `CodeModeRunSurface`: one agent run's exec (and, later, wait).
+//! `CodeModeRunSurface`: one agent run's exec and wait, as JavaScript sees it.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use code_mode_core::config::CodeModeConfig as CoreConfig;
-use code_mode_core::input::RawExecInput;
+use code_mode_core::input::{Field, RawExecInput};
 use code_mode_core::messages;
 use code_mode_core::model;
 use code_mode_core::result::{ErrorCode, RunResult};
-use code_mode_core::runs::{Done, Engine, ExecRequest, RunScope, RunSurface, WaitRequest};
-use code_mode_core::sandbox::{Control, Stop};
+use code_mode_core::runs::{AgentRun, Control, Done, Engine, ExecRequest, Stop, WaitRequest};
 use napi::bindgen_prelude::{
     FnArgs, Function, FunctionRef, JsObjectValue, Object, ObjectRef, ToNapiValue, Unknown,
 };
-use napi::{sys, Env, Error, JsValue, Result, ValueType};
+use napi::{sys, Env, Error, Result};
 use napi_derive::napi;
 
-use crate::js::{field, parse_json};
+use crate::js::{self, field, parse_json};
 
-pub struct SurfacePlan {
+/// What a run surface presents, built once by `prepareRun`.
+pub struct SurfaceParts {
     pub active: bool,
-    pub config: Arc<CoreConfig>,
-    /// What runs share; `None` when the context has no `executeTool`.
-    pub surface: Option<Arc<RunSurface>>,
+    /// What its cells share; `None` when the context has no `executeTool`.
+    pub agent_run: Option<Arc<AgentRun>>,
     pub model_tools_json: String,
     pub catalog_json: String,
     /// Names a provider payload may carry besides exec and wait (active), or
     /// the run's unchanged tool names (inactive).
     pub allowed_payload: Vec<String>,
-    /// Who may resume this run's parked runs.
-    pub scope: Arc<RunScope>,
 }
 
 /// The model-facing surface of one agent run.
 #[napi]
 pub struct CodeModeRunSurface {
     engine: Arc<Engine>,
-    plan: SurfacePlan,
+    plan: SurfaceParts,
 }
 
 impl CodeModeRunSurface {
-    pub fn new(engine: Arc<Engine>, plan: SurfacePlan) -> Self {
+    pub fn new(engine: Arc<Engine>, plan: SurfaceParts) -> Self {
         Self { engine, plan }
     }
 }
@@ -51,7 +47,7 @@ struct JsonText(String);
 impl ToNapiValue for JsonText {
     unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
         let env = Env::from_raw(env);
-        Ok(parse_json(&env, &val.0)?.raw())
+        Ok(napi::JsValue::raw(&parse_json(&env, &val.0)?))
     }
 }
 
@@ -77,7 +73,7 @@ impl CodeModeRunSurface {
     }
 
     /// Throws unless `names` is exactly exec, wait and the run's direct-only
-    /// tools (SPEC 14.4); when inactive, only the run's unchanged tool names.
+    /// tools; when inactive, only the run's unchanged tool names.
     #[napi(catch_unwind)]
     pub fn assert_provider_payload(&self, names: Vec<String>) -> Result<()> {
         model::assert_provider_payload(&names, self.plan.active, &self.plan.allowed_payload)
@@ -98,7 +94,7 @@ impl CodeModeRunSurface {
         call: Option<Object>,
     ) -> Result<Object<'env>> {
         let started = Instant::now();
-        let surface = self.runnable()?;
+        let agent_run = self.runnable()?;
         // Everything is read from JavaScript before the promise exists, so a
         // throwing getter leaves nothing pending behind.
         let raw = read_input(&input)?;
@@ -107,22 +103,20 @@ impl CodeModeRunSurface {
             false => match raw {
                 None => Err((ErrorCode::InvalidInput, messages::CODE_REQUIRED.to_owned())),
                 Some(raw) => raw
-                    .validate(&self.plan.config)
+                    .validate(&agent_run.config)
                     .map_err(|message| (ErrorCode::InvalidInput, message)),
             },
         };
         let input = match input {
             Ok(input) => input,
-            Err((code, message)) => return refused(env, &surface, code, message),
+            Err((code, message)) => return refused(env, &agent_run, code, message),
         };
         let call = CallOptions::read(env, call)?;
         let request = ExecRequest {
             input,
-            config: self.plan.config.clone(),
             started,
-            surface,
+            agent_run,
             parent_tool_call_id: call.tool_call_id.clone(),
-            scope: self.plan.scope.clone(),
         };
         let control = call.control.clone();
         let (settle, promise) = call.promise(env)?;
@@ -144,7 +138,7 @@ impl CodeModeRunSurface {
         call: Option<Object>,
     ) -> Result<Object<'env>> {
         let started = Instant::now();
-        let surface = self.runnable()?;
+        let agent_run = self.runnable()?;
         let run_id = read_run_id(&input)?;
         let run_id = match (self.engine.is_closed(), run_id) {
             (true, _) => Err((ErrorCode::RuntimeUnavailable, messages::CLOSED)),
@@ -153,16 +147,14 @@ impl CodeModeRunSurface {
         };
         let run_id = match run_id {
             Ok(run_id) => run_id,
-            Err((code, message)) => return refused(env, &surface, code, message),
+            Err((code, message)) => return refused(env, &agent_run, code, message),
         };
         let call = CallOptions::read(env, call)?;
         let request = WaitRequest {
             run_id,
-            config: self.plan.config.clone(),
             started,
-            surface,
+            agent_run,
             parent_tool_call_id: call.tool_call_id.clone(),
-            scope: (*self.plan.scope).clone(),
         };
         let control = call.control.clone();
         let (settle, promise) = call.promise(env)?;
@@ -173,12 +165,12 @@ impl CodeModeRunSurface {
 
 impl CodeModeRunSurface {
     /// What exec and wait run against; a host error when they cannot run.
-    fn runnable(&self) -> Result<Arc<RunSurface>> {
+    fn runnable(&self) -> Result<Arc<AgentRun>> {
         if !self.plan.active {
             return Err(Error::from_reason("code mode is not active for this run."));
         }
         self.plan
-            .surface
+            .agent_run
             .clone()
             .ok_or_else(|| Error::from_reason("RunContext.executeTool must be a function."))
     }
@@ -187,12 +179,12 @@ impl CodeModeRunSurface {
 /// A promise already resolved with a failure (input refused, engine closed).
 fn refused<'env>(
     env: &'env Env,
-    surface: &RunSurface,
+    agent_run: &AgentRun,
     code: ErrorCode,
     message: impl Into<String>,
 ) -> Result<Object<'env>> {
     let mut result = RunResult::failed(code, message);
-    result.set_telemetry(surface.telemetry());
+    result.set_telemetry(agent_run.telemetry());
     let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
     let json = result.to_json();
     deferred.resolve(move |_| Ok(JsonText(json)));
@@ -219,7 +211,7 @@ impl CallOptions {
             });
         };
         let tool_call_id = match field(&call, "toolCallId")? {
-            code_mode_core::input::Field::Str(id) if !id.is_empty() => Some(id),
+            Field::Str(id) if !id.is_empty() => Some(id),
             _ => None,
         };
         let listening = watch_signal(env, &call, &control)?;
@@ -250,13 +242,11 @@ impl CallOptions {
 
 /// `runId` (or its alias `run_id`), trimmed; `None` when absent or blank.
 fn read_run_id(input: &Unknown) -> Result<Option<String>> {
-    if input.get_type()? != ValueType::Object {
+    let Some(object) = js::object(input)? else {
         return Ok(None);
-    }
-    // SAFETY: the type was checked just above.
-    let object: Object = unsafe { input.cast()? };
+    };
     for name in ["runId", "run_id"] {
-        if let code_mode_core::input::Field::Str(id) = field(&object, name)? {
+        if let Field::Str(id) = field(&object, name)? {
             let id = id.trim();
             if !id.is_empty() {
                 return Ok(Some(id.to_owned()));
@@ -267,11 +257,9 @@ fn read_run_id(input: &Unknown) -> Result<Option<String>> {
 }
 
 fn read_input(input: &Unknown) -> Result<Option<RawExecInput>> {
-    if input.get_type()? != ValueType::Object {
+    let Some(object) = js::object(input)? else {
         return Ok(None);
-    }
-    // SAFETY: the type was checked just above.
-    let object: Object = unsafe { input.cast()? };
+    };
     Ok(Some(RawExecInput {
         code: field(&object, "code")?,
         command: field(&object, "command")?,
@@ -279,13 +267,6 @@ fn read_input(input: &Unknown) -> Result<Option<RawExecInput>> {
         restart_safe: field(&object, "restartSafe")?,
     }))
 }
-
-/// `signal.removeEventListener(type, listener)`.
-type RemoveEventListener<'a> = Function<'a, FnArgs<(&'a str, Function<'a, (), ()>)>, Unknown<'a>>;
-
-/// `signal.addEventListener(type, listener, options)`.
-type AddEventListener<'a> =
-    Function<'a, FnArgs<(&'a str, Function<'a, (), ()>, Object<'a>)>, Unknown<'a>>;
 
 /// An already-aborted signal stops the cell before it runs; a later abort stops
 /// it where it is. Returns the signal and the listener added to it.
@@ -295,24 +276,17 @@ fn watch_signal(
     control: &Arc<Control>,
 ) -> Result<Option<(ObjectRef<false>, FunctionRef<(), ()>)>> {
     let signal: Unknown = call.get_named_property("signal")?;
-    if signal.get_type()? != ValueType::Object {
+    let Some(signal) = js::object(&signal)? else {
         return Ok(None);
-    }
-    // SAFETY: the type was checked just above.
-    let signal: Object = unsafe { signal.cast()? };
-    if matches!(
-        field(&signal, "aborted")?,
-        code_mode_core::input::Field::Bool(true)
-    ) {
+    };
+    if matches!(field(&signal, "aborted")?, Field::Bool(true)) {
         control.stop(Stop::Aborted);
         return Ok(None);
     }
     let add: Unknown = signal.get_named_property("addEventListener")?;
-    if add.get_type()? != ValueType::Function {
+    let Some(add) = js::function::<FnArgs<(&str, Function<(), ()>, Object)>, Unknown>(&add)? else {
         return Ok(None);
-    }
-    // SAFETY: the type was checked just above.
-    let add: AddEventListener = unsafe { add.cast()? };
+    };
     let watched = Arc::downgrade(control);
     let listener = env.create_function_from_closure("onCodeModeAbort", move |_| {
         if let Some(control) = watched.upgrade() {
@@ -333,15 +307,14 @@ fn unwatch_signal(env: &Env, signal: &ObjectRef<false>, listener: &FunctionRef<(
         let signal = signal.get_value(env)?;
         let listener = listener.borrow_back(env)?;
         let remove: Unknown = signal.get_named_property("removeEventListener")?;
-        if remove.get_type()? != ValueType::Function {
+        let Some(remove) = js::function::<FnArgs<(&str, Function<(), ()>)>, Unknown>(&remove)?
+        else {
             return Ok(());
-        }
-        // SAFETY: the type was checked just above.
-        let remove: RemoveEventListener = unsafe { remove.cast()? };
+        };
         remove.apply(signal, FnArgs::from(("abort", listener)))?;
         Ok(())
     })();
     if removed.is_err() {
-        crate::host::take_exception(env);
+        js::take_exception(env);
     }
 }

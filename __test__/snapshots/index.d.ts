@@ -174,7 +174,7 @@ export declare class CodeModeRunSurface {
   get catalog(): ToolCatalogEntry[]
   /**
    * Throws unless `names` is exactly exec, wait and the run's direct-only
-   * tools (SPEC 14.4); when inactive, only the run's unchanged tool names.
+   * tools; when inactive, only the run's unchanged tool names.
    */
   assertProviderPayload(names: Array<string>): void
   /**

@@ -47,9 +47,6 @@ pub struct CodeModeConfig {
 
 const MIB: u64 = 1024 * 1024;
 
-/// The process-wide cap of parked runs (not configurable).
-pub const MAX_PARKED_RUNS: usize = 64;
-
 impl Default for CodeModeConfig {
     fn default() -> Self {
         Self {

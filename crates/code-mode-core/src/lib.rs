@@ -1,13 +1,16 @@
-//! The pure Rust core of code mode: configuration, source screening, the QuickJS
-//! sandbox and the run engine. No napi here; the binding crate translates.
+//! The pure Rust core of code mode: configuration, the catalog, what the model
+//! sees, source screening, the QuickJS sandbox and the run engine. No napi
+//! here; the binding crate translates. `ARCHITECTURE.md` maps the modules and
+//! traces a cell through them; `docs/` is the contract they implement.
 
 pub mod catalog;
 pub mod config;
 pub mod input;
+pub mod limits;
 pub mod messages;
 pub mod model;
 pub mod result;
 pub mod runs;
-pub mod sandbox;
+mod sandbox;
 pub mod source;
 pub mod transcript;

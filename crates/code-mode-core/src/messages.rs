@@ -1,4 +1,7 @@
-//! Every guest- and model-visible message, byte-exact with SPEC.md.
+//! Every guest- and model-visible message, in one place. `docs/errors.md`
+//! lists them; they are part of the contract, byte for byte.
+
+use crate::limits::{MAX_DEPTH, MAX_SOURCE_BYTES};
 
 pub const MODULE_ACCESS_DISABLED: &str = "code mode module access is disabled.";
 pub const TYPESCRIPT_FAILED_PREFIX: &str = "typescript transform failed: ";
@@ -18,15 +21,12 @@ pub fn language_disabled(language: &str) -> String {
     format!("code mode {language} input is disabled.")
 }
 
-/// The limit on the size of a cell's source, in bytes of UTF-8.
-pub const MAX_SOURCE_BYTES: usize = 1024 * 1024;
-
 pub fn source_too_large() -> String {
     format!("code must be at most {MAX_SOURCE_BYTES} bytes.")
 }
 pub const INTERNAL: &str = "code mode internal error.";
 
-// --- The catalog (SPEC 5, 14.6, 14.7) ---
+// --- The catalog ---
 
 pub const SEARCH_LIMIT_INVALID: &str = "limit must be a positive integer.";
 
@@ -48,7 +48,7 @@ pub fn unknown_tool_id(id: &str, suggestions: &[&str]) -> String {
     )
 }
 
-// --- The model-visible surface (SPEC 4, 14.4) ---
+// --- What the model sees ---
 
 pub const EXEC_CODE_PARAM: &str =
     "Program source, run as the body of an async function: top-level await and return work.";
@@ -125,11 +125,16 @@ pub fn tool_input_too_large(max: usize) -> String {
     format!("tool input is larger than the code mode bridge limit of {max} bytes (inputs of pending calls included).")
 }
 
+/// `tool input nests deeper than 1000 levels.`
+pub fn tool_input_too_deep() -> String {
+    format!("tool input nests deeper than {MAX_DEPTH} levels.")
+}
+
 pub fn tool_result_too_large(len: usize, max: usize) -> String {
     format!("tool result of {len} bytes is larger than the code mode bridge limit of {max} bytes.")
 }
 
-// --- Parked runs (SPEC 8) ---
+// --- Parked runs ---
 
 pub const RESTART_SAFE_TOOL: &str = "restart-safe code mode cannot call side-effecting tools.";
 pub const RESTART_SAFE_NAMESPACE: &str = "restart-safe code mode cannot call plugin namespaces.";

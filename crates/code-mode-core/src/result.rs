@@ -1,4 +1,4 @@
-//! Result shapes of exec and wait (SPEC section 8) and their JSON rendering.
+//! Result shapes of exec and wait and their JSON rendering (`docs/errors.md`).
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -49,7 +49,7 @@ pub fn json_string_len(s: &str) -> usize {
     len
 }
 
-/// Counters of one run surface (SPEC section 11).
+/// Counters of one agent run, cumulative over its cells.
 #[derive(Clone, Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Telemetry {
@@ -128,6 +128,27 @@ impl RunResult {
             replay_safe: false,
             telemetry: Telemetry::default(),
         }
+    }
+
+    /// The same result carrying `items` as its output.
+    pub fn with_output(mut self, items: Vec<Output>) -> Self {
+        match &mut self {
+            RunResult::Completed { output, .. }
+            | RunResult::Waiting { output, .. }
+            | RunResult::Failed { output, .. } => *output = items,
+        }
+        self
+    }
+
+    /// A failure that keeps this result's output (a `waiting` result whose run
+    /// could not be parked).
+    pub fn into_failure(self, code: ErrorCode, error: impl Into<String>) -> Self {
+        let output = match self {
+            RunResult::Completed { output, .. }
+            | RunResult::Waiting { output, .. }
+            | RunResult::Failed { output, .. } => output,
+        };
+        RunResult::failed(code, error).with_output(output)
     }
 
     pub fn set_replay_safe(&mut self, value: bool) {

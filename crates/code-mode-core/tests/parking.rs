@@ -3,15 +3,11 @@
 
 mod common;
 
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use code_mode_core::catalog::Catalog;
 use code_mode_core::config::{CodeModeConfig, Language};
-use code_mode_core::input::ExecInput;
-use code_mode_core::runs::{Engine, ExecRequest, RunScope, RunSurface, WaitRequest};
-use code_mode_core::sandbox::bridge::BridgeScope;
-use code_mode_core::sandbox::Control;
+use code_mode_core::runs::{Engine, RunOwner};
 use common::*;
 use serde_json::Value;
 
@@ -81,14 +77,14 @@ fn wait_refuses_unknown_foreign_and_concurrent() {
         Language::Javascript,
     );
     let run_id = waiting["runId"].as_str().unwrap().to_owned();
-    let error = |scope: RunScope, id: &str| {
+    let error = |scope: RunOwner, id: &str| {
         wait_on(&engine, surface.clone(), config.clone(), id, scope)["error"].clone()
     };
     assert_eq!(
         error(scope(), "cm_nope"),
         "code mode run is unavailable or expired."
     );
-    let other_run = RunScope {
+    let other_run = RunOwner {
         agent_run_id: "run-2".into(),
         ..scope()
     };
@@ -96,7 +92,7 @@ fn wait_refuses_unknown_foreign_and_concurrent() {
         error(other_run, &run_id),
         "code mode run belongs to a different agent run."
     );
-    let other_session = RunScope {
+    let other_session = RunOwner {
         session_id: Some("session-2".into()),
         ..scope()
     };
@@ -109,23 +105,7 @@ fn wait_refuses_unknown_foreign_and_concurrent() {
         timeout_ms: 1000,
         ..config.clone()
     };
-    let first = {
-        let (engine_surface, id) = (surface.clone(), run_id.clone());
-        let (tx, rx) = mpsc::channel();
-        engine.wait(
-            WaitRequest {
-                run_id: id,
-                config: Arc::new(slow),
-                started: Instant::now(),
-                surface: engine_surface,
-                parent_tool_call_id: None,
-                scope: scope(),
-            },
-            Arc::new(Control::default()),
-            Box::new(move |result| tx.send(result.to_json()).unwrap()),
-        );
-        rx
-    };
+    let first = wait_start(&engine, &surface, slow, &run_id, scope());
     std::thread::sleep(Duration::from_millis(50));
     assert_eq!(
         error(scope(), &run_id),
@@ -170,36 +150,13 @@ fn restart_safe_cells_refuse_side_effects_and_park_at_every_await() {
     let config = CodeModeConfig::default();
     let mut echo = tool("echo");
     echo.replay_safe = true;
-    let surface = Arc::new(RunSurface {
-        bridge: Arc::new(BridgeScope {
-            catalog: Arc::new(Catalog::build(&[echo, tool("fail")])),
-            search_default_limit: 8,
-            max_search_limit: 50,
-            counters: Default::default(),
-        }),
-        host: Arc::new(ThreadHost::default()),
-        visible_tools: vec![],
-    });
-    let exec_safe = |code: &str| {
-        let (tx, rx) = mpsc::channel();
-        engine.exec(
-            ExecRequest {
-                input: ExecInput {
-                    code: code.into(),
-                    language: Language::Javascript,
-                    restart_safe: true,
-                },
-                config: Arc::new(config.clone()),
-                started: Instant::now(),
-                surface: surface.clone(),
-                parent_tool_call_id: None,
-                scope: Arc::new(scope()),
-            },
-            Arc::new(Control::default()),
-            Box::new(move |result| tx.send(result.to_json()).unwrap()),
-        );
-        serde_json::from_str::<Value>(&rx.recv().unwrap()).unwrap()
-    };
+    let surface = surface_with(
+        Arc::new(ThreadHost::default()),
+        &config,
+        &[echo, tool("fail")],
+    );
+    let exec_safe =
+        |code: &str| exec_request(&engine, surface.clone(), code, Language::Javascript, true);
     let refused = exec_safe("await tools.search('x'); await tools.fail({}); return 1");
     assert_eq!(refused["status"], "failed", "{refused}");
     assert_eq!(refused["code"], "invalid_input");
@@ -293,61 +250,4 @@ fn snapshot_limit_and_expiry() {
         scope(),
     );
     assert_eq!(gone["error"], "code mode run is unavailable or expired.");
-}
-
-#[test]
-fn a_vm_resumed_on_another_thread_keeps_its_stack_budget() {
-    use code_mode_core::sandbox::{CellOutcome, Vm, VmLimits};
-    let config = CodeModeConfig::default();
-    let scope = surface(Arc::new(ThreadHost::default()), &config)
-        .bridge
-        .clone();
-    let limits = VmLimits {
-        memory_bytes: 64 << 20,
-        stack_bytes: 1 << 20,
-        max_output_bytes: 1 << 16,
-        max_bridge_bytes: 1 << 20,
-    };
-    let script = code_mode_core::source::prepare(
-        "const f = (n) => n === 0 ? 0 : 1 + f(n - 1); for (let i = 0; i < 20; i++) { await yield_control(); f(200) } return f(200)",
-        Language::Javascript,
-    )
-    .unwrap()
-    .script;
-    // Two threads alive at once, so their stacks lie apart; the VM moves
-    // between them at every leg.
-    type Leg = (Vm, usize);
-    let spawn = |name: &str| {
-        let (tx, rx) = mpsc::channel::<Leg>();
-        let (back_tx, back_rx) = mpsc::channel::<Leg>();
-        let handle = std::thread::Builder::new()
-            .name(name.into())
-            .spawn(move || {
-                for (mut vm, leg) in rx {
-                    vm.rebind(Arc::new(Control::default()));
-                    let outcome = vm.settle(Vec::new(), true);
-                    match (leg, &outcome) {
-                        (19, CellOutcome::Completed(value)) => assert_eq!(value.get(), "200"),
-                        (_, CellOutcome::Pending) => {}
-                        _ => panic!("leg {leg}: {outcome:?}"),
-                    }
-                    back_tx.send((vm, leg)).unwrap();
-                }
-            })
-            .unwrap();
-        (tx, back_rx, handle)
-    };
-    let mut vm = Vm::new(limits, Arc::new(Control::default()), Some(scope)).unwrap();
-    assert!(matches!(vm.start(&script), CellOutcome::Pending));
-    let threads = [spawn("leg-a"), spawn("leg-b")];
-    for leg in 0..20 {
-        let (tx, rx, _) = &threads[leg % 2];
-        tx.send((vm, leg)).unwrap();
-        vm = rx.recv().expect("the leg thread panicked").0;
-    }
-    drop(vm);
-    for (tx, _, handle) in threads {
-        drop(tx);
-        handle.join().unwrap();
-    }
 }

@@ -1,6 +1,9 @@
-//! The model-visible surface (SPEC section 4, rules 14.3, 14.4 and 14.24): the
-//! `exec` and `wait` definitions and descriptions, the tool list a run shows the
-//! model, the provider-payload check and the hook metadata.
+//! What the model sees (`docs/surface.md`): the `exec` and `wait` definitions
+//! and descriptions, the tool list a run shows the model, the provider-payload
+//! check and the hook metadata.
+
+mod plan;
+pub use plan::{plan_run, RunPlan};
 
 use std::collections::{HashMap, HashSet};
 

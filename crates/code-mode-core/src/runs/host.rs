@@ -1,25 +1,13 @@
 //! What the engine asks of its host (the gateway, through the binding): start
-//! nested calls, abort them. Settled results come back through a run's
-//! [`Inbox`], from any thread.
+//! nested calls, abort them. Settled results come back through a [`Reply`]
+//! into the run's [`Arrivals`], from any thread.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
 use crate::catalog::ToolSource;
-
-/// Identifies one nested call within an engine (unique for its lifetime).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CallKey(pub u64);
-
-impl CallKey {
-    /// A key never handed out before in this process.
-    pub fn next() -> Self {
-        static NEXT: AtomicU64 = AtomicU64::new(1);
-        Self(NEXT.fetch_add(1, Ordering::Relaxed))
-    }
-}
+pub use crate::sandbox::{CallKey, Settlement};
 
 /// A nested call the host must start: the gateway's `executeTool(call)`.
 #[derive(Debug)]
@@ -40,9 +28,6 @@ pub struct Dispatch {
     pub reply: Reply,
 }
 
-/// How a nested call ended: JSON text of the value, or an error message.
-pub type Settlement = Result<String, String>;
-
 /// The host side of the bridge. Called from worker threads; implementations
 /// hand the work to the JavaScript thread and return at once.
 pub trait Host: Send + Sync {
@@ -56,40 +41,40 @@ pub trait Host: Send + Sync {
 /// Delivers one call's settlement to its run, wherever the run is.
 #[derive(Clone, Debug)]
 pub struct Reply {
-    pub(crate) inbox: Arc<Inbox>,
-    pub(crate) key: CallKey,
+    pub(super) arrivals: Arc<Arrivals>,
+    pub(super) key: CallKey,
 }
 
 impl Reply {
     pub fn settle(&self, settlement: Settlement) {
-        self.inbox.push(self.key, settlement);
+        self.arrivals.push(self.key, settlement);
     }
 }
 
 /// Wakes whoever drives a run now (a worker), if anyone does.
-pub(crate) type Waker = Arc<dyn Fn() + Send + Sync>;
+pub(super) type Waker = Arc<dyn Fn() + Send + Sync>;
 
-/// A run's mailbox: settled calls, plus a waker for the worker that owns the
-/// run. A parked run has no waker; its settlements wait here.
+/// Settlements that arrived for one run, plus a waker for the worker that
+/// drives the run now. A parked run has no waker; its settlements wait here.
 #[derive(Default)]
-pub struct Inbox {
-    state: Mutex<InboxState>,
+pub struct Arrivals {
+    state: Mutex<ArrivalsState>,
 }
 
 #[derive(Default)]
-struct InboxState {
+struct ArrivalsState {
     settled: Vec<(CallKey, Settlement)>,
     waker: Option<Waker>,
 }
 
-impl std::fmt::Debug for Inbox {
+impl std::fmt::Debug for Arrivals {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Inbox").finish_non_exhaustive()
+        f.debug_struct("Arrivals").finish_non_exhaustive()
     }
 }
 
-impl Inbox {
-    pub(crate) fn push(&self, key: CallKey, settlement: Settlement) {
+impl Arrivals {
+    fn push(&self, key: CallKey, settlement: Settlement) {
         let waker = {
             let mut state = self.state.lock();
             state.settled.push((key, settlement));
@@ -100,19 +85,19 @@ impl Inbox {
         }
     }
 
-    /// Wakes the owner without news (an abort or a stop).
-    pub(crate) fn poke(&self) {
+    /// Wakes the driver without news (an abort or a stop).
+    pub(super) fn poke(&self) {
         let waker = self.state.lock().waker.clone();
         if let Some(wake) = waker {
             wake();
         }
     }
 
-    pub(crate) fn take(&self) -> Vec<(CallKey, Settlement)> {
+    pub(super) fn take(&self) -> Vec<(CallKey, Settlement)> {
         std::mem::take(&mut self.state.lock().settled)
     }
 
-    pub(crate) fn set_waker(&self, waker: Option<Waker>) {
+    pub(super) fn set_waker(&self, waker: Option<Waker>) {
         self.state.lock().waker = waker;
     }
 }

@@ -1,7 +1,9 @@
-//! Parked runs: the live VMs of suspended runs, kept in memory under their
-//! `cm_` ids with a scope and an expiry. Nothing here touches disk; nothing
-//! here holds a thread while a run waits. An expiry thread frees runs when
-//! their time is up, without waiting for a later call.
+//! Parked runs and the whole protocol around them: the live VMs of suspended
+//! runs kept in memory under their `cm_` ids with an owner and an expiry, the
+//! "being resumed" marker a `wait` leaves while it drives a run, and what
+//! happens when a leg ends ([`Store::land`]). Nothing here touches disk;
+//! nothing here holds a thread while a run waits. An expiry thread frees runs
+//! when their time is up, without waiting for a later call.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
@@ -10,42 +12,64 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
-use super::run::ActiveRun;
-use crate::config::MAX_PARKED_RUNS;
+use super::agent_run::RunOwner;
+use super::run::{Ending, Parking, Run};
+use crate::limits::MAX_PARKED_RUNS;
 use crate::messages;
+use crate::result::ErrorCode;
 
-/// Who may resume a run: the agent run and the session that made it.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct RunScope {
-    pub agent_run_id: String,
-    pub session_id: Option<String>,
-    pub session_key: Option<String>,
-    pub agent_id: Option<String>,
+/// Why the store would not take a run in, or give one out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The engine is closed.
+    Closed,
+    /// [`MAX_PARKED_RUNS`] runs are parked already.
+    Full,
+    /// No run has that id, or it expired.
+    Unavailable,
+    OtherAgentRun,
+    OtherSession,
+    /// Another wait is driving the run now.
+    BeingResumed,
 }
 
-impl RunScope {
-    /// Why `self` (the waiter) may not resume a run parked by `owner`.
-    fn refusal(&self, owner: &RunScope) -> Option<&'static str> {
-        if self.session_id != owner.session_id
-            || self.session_key != owner.session_key
-            || self.agent_id != owner.agent_id
-        {
-            return Some(messages::RUN_OTHER_SESSION);
+impl Refusal {
+    /// The result code and message of a call refused for this reason.
+    pub fn error(self) -> (ErrorCode, &'static str) {
+        match self {
+            Refusal::Closed => (ErrorCode::RuntimeUnavailable, messages::CLOSED),
+            Refusal::Full => (ErrorCode::InvalidInput, messages::TOO_MANY_PARKED),
+            Refusal::Unavailable => (ErrorCode::InvalidInput, messages::RUN_UNAVAILABLE),
+            Refusal::OtherAgentRun => (ErrorCode::InvalidInput, messages::RUN_OTHER_AGENT_RUN),
+            Refusal::OtherSession => (ErrorCode::InvalidInput, messages::RUN_OTHER_SESSION),
+            Refusal::BeingResumed => (ErrorCode::InvalidInput, messages::RUN_BEING_RESUMED),
         }
-        if self.agent_run_id != owner.agent_run_id {
-            return Some(messages::RUN_OTHER_AGENT_RUN);
-        }
-        None
     }
+}
+
+/// Why `waiter` may not resume a run that `owner` parked.
+fn refusal(waiter: &RunOwner, owner: &RunOwner) -> Option<Refusal> {
+    if waiter.session_id != owner.session_id
+        || waiter.session_key != owner.session_key
+        || waiter.agent_id != owner.agent_id
+    {
+        return Some(Refusal::OtherSession);
+    }
+    if waiter.agent_run_id != owner.agent_run_id {
+        return Some(Refusal::OtherAgentRun);
+    }
+    None
 }
 
 enum Entry {
     Parked {
-        run: Box<ActiveRun>,
+        run: Box<Run>,
         expires: Instant,
     },
-    /// Taken by a `wait` in progress; the scope answers a concurrent one.
-    Resuming { scope: Arc<RunScope> },
+    /// Taken by a `wait` in progress; the owner answers a concurrent one.
+    Resuming {
+        owner: RunOwner,
+    },
 }
 
 #[derive(Default)]
@@ -53,8 +77,17 @@ struct State {
     entries: HashMap<String, Entry>,
     /// Dropped runs whose VMs the expiry thread frees (never the caller's
     /// thread, which may be Node's).
-    graveyard: Vec<ActiveRun>,
+    graveyard: Vec<Run>,
     closed: bool,
+}
+
+impl State {
+    fn parked(&self) -> usize {
+        self.entries
+            .values()
+            .filter(|entry| matches!(entry, Entry::Parked { .. }))
+            .count()
+    }
 }
 
 pub struct Store {
@@ -80,77 +113,93 @@ impl Store {
 
     /// Parked runs held now.
     pub fn parked(&self) -> usize {
-        self.state
-            .lock()
-            .entries
-            .values()
-            .filter(|entry| matches!(entry, Entry::Parked { .. }))
-            .count()
+        self.state.lock().parked()
     }
 
-    /// Parks `run` under `id` until `ttl` from now. `previous` is the id it was
-    /// resumed under, if any (its marker is replaced). Refused, with the run
-    /// back, when the store is closed or full.
-    pub(super) fn park(
-        &self,
-        id: String,
-        previous: Option<&str>,
-        run: Box<ActiveRun>,
-        ttl: Duration,
-    ) -> Result<(), (Box<ActiveRun>, &'static str)> {
+    /// Acts on how a leg ended, on the worker that drove it: parks the run and
+    /// answers `waiting`, or answers the result and frees the run. Either way
+    /// the "being resumed" marker of a resumed run goes.
+    pub(super) fn land(&self, ending: Ending) {
+        match ending {
+            Ending::Report(run, result) => {
+                if let Some(id) = run.id() {
+                    self.release(id);
+                }
+                run.report(result);
+            }
+            Ending::Park(parking) => self.park(parking),
+        }
+    }
+
+    /// Takes the run in under its new id (replacing the marker of the id it
+    /// was resumed from) and answers `waiting`; when the store is closed or
+    /// full, answers that failure instead, with the output the run produced.
+    fn park(&self, parking: Parking) {
+        let Parking {
+            mut run,
+            id,
+            previous,
+            expires,
+            waiting,
+            leg,
+        } = parking;
         let mut state = self.state.lock();
-        if let Some(previous) = previous {
+        if let Some(previous) = &previous {
             state.entries.remove(previous);
         }
-        if state.closed {
-            return Err((run, messages::CLOSED));
+        let refused = if state.closed {
+            Some(Refusal::Closed)
+        } else if state.parked() >= MAX_PARKED_RUNS {
+            Some(Refusal::Full)
+        } else {
+            None
+        };
+        if let Some(refused) = refused {
+            drop(state);
+            let (code, message) = refused.error();
+            let failure = waiting.into_failure(code, message);
+            return self.land(Ending::Report((*run).with_leg(leg), failure));
         }
-        let parked = state
-            .entries
-            .values()
-            .filter(|entry| matches!(entry, Entry::Parked { .. }))
-            .count();
-        if parked >= MAX_PARKED_RUNS {
-            return Err((run, messages::TOO_MANY_PARKED));
-        }
-        let expires = Instant::now() + ttl;
+        run.parked_as(id.clone());
         state.entries.insert(id, Entry::Parked { run, expires });
         drop(state);
         self.changed.notify_all();
-        Ok(())
+        if let Some(leg) = leg {
+            leg.report(waiting);
+        }
     }
 
     /// Takes a parked run for `waiter`, leaving a marker so a concurrent wait is
-    /// told it is being resumed.
-    pub(super) fn take(&self, id: &str, waiter: &RunScope) -> Result<ActiveRun, &'static str> {
+    /// told it is being resumed. The marker goes when the leg lands.
+    pub(super) fn take(&self, id: &str, waiter: &RunOwner) -> Result<Run, Refusal> {
         let mut state = self.state.lock();
-        let scope = match state.entries.get(id) {
-            None => return Err(messages::RUN_UNAVAILABLE),
-            Some(Entry::Resuming { scope }) => {
-                return Err(waiter.refusal(scope).unwrap_or(messages::RUN_BEING_RESUMED))
+        let owner = match state.entries.get(id) {
+            None => return Err(Refusal::Unavailable),
+            Some(Entry::Resuming { owner }) => {
+                return Err(refusal(waiter, owner).unwrap_or(Refusal::BeingResumed))
             }
             Some(Entry::Parked { run, expires }) => {
                 if Instant::now() >= *expires {
-                    return Err(messages::RUN_UNAVAILABLE);
+                    return Err(Refusal::Unavailable);
                 }
-                if let Some(refusal) = waiter.refusal(run.scope()) {
-                    return Err(refusal);
+                if let Some(refused) = refusal(waiter, run.owner()) {
+                    return Err(refused);
                 }
-                run.scope_arc()
+                run.owner().clone()
             }
         };
         match state
             .entries
-            .insert(id.to_owned(), Entry::Resuming { scope })
+            .insert(id.to_owned(), Entry::Resuming { owner })
         {
             Some(Entry::Parked { run, .. }) => Ok(*run),
-            _ => Err(messages::RUN_UNAVAILABLE),
+            _ => Err(Refusal::Unavailable),
         }
     }
 
     /// Drops a run away from the caller's thread: its nested calls are aborted
     /// now, its VM is freed by the expiry thread.
-    pub(super) fn bury(&self, mut run: ActiveRun) {
+    pub(super) fn bury(&self, mut run: Run) {
         run.abort_in_flight();
         let mut state = self.state.lock();
         if state.closed {
@@ -163,7 +212,7 @@ impl Store {
     }
 
     /// Forgets the marker of a run that ended while resumed.
-    pub(super) fn release(&self, id: &str) {
+    fn release(&self, id: &str) {
         let mut state = self.state.lock();
         if matches!(state.entries.get(id), Some(Entry::Resuming { .. })) {
             state.entries.remove(id);
@@ -181,7 +230,7 @@ impl Store {
         };
         self.changed.notify_all();
         discard(entries);
-        buried.into_iter().for_each(ActiveRun::discard);
+        buried.into_iter().for_each(Run::discard);
         if let Some(handle) = self.expiry.lock().take() {
             let _ = handle.join();
         }
@@ -240,6 +289,6 @@ fn expire(store: Weak<Store>) {
             (expired, buried)
         };
         discard(expired);
-        buried.into_iter().for_each(ActiveRun::discard);
+        buried.into_iter().for_each(Run::discard);
     }
 }

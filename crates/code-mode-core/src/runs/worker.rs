@@ -4,14 +4,17 @@
 //!
 //! A worker holds any number of runs: while one awaits nested calls, the worker
 //! computes others. New runs go to an idle worker (one not computing), or wait
-//! in a shared queue that busy workers take from between steps.
+//! in a shared queue that busy workers take from between steps. The runs a
+//! worker holds live in its [`Slot`], where others can reach them; the worker
+//! takes one out only while it drives it.
 //!
 //! A few QuickJS builtins run long loops that never poll the interrupt handler
 //! (a quadratic `indexOf` over megabytes, a sort of millions of elements). A
 //! watchdog ends such a leg from outside once it overstays its deadline (or a
-//! stop) by [`GRACE`]: the call gets its `timeout` (or abort/close) result, the
-//! worker is abandoned to finish on its own and exit, and a fresh worker takes
-//! its place. Nothing waits on an abandoned thread, `close()` included.
+//! stop) by [`WATCHDOG_GRACE`]: the call gets its `timeout` (or abort/close)
+//! result, the worker is abandoned to finish on its own and exit, and a fresh
+//! worker takes its place. Nothing waits on an abandoned thread, `close()`
+//! included.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,20 +23,16 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex, RwLock};
 
-use super::run::{refill_spare, ActiveRun, Job};
-use super::Leg;
-
-/// Virtual size of a worker's stack. Only the touched pages cost memory.
-pub const WORKER_STACK_BYTES: usize = 256 * 1024 * 1024;
+use super::host::Waker;
+use super::leg::Leg;
+use super::run::{refill_spare, Ending, Job, Run, Step};
+use super::store::Store;
+use crate::limits::{WATCHDOG_GRACE, WORKER_STACK_BYTES};
 
 /// How long a worker whose runs await nested calls polls before it sleeps: a
 /// settlement usually arrives within microseconds, and waking a sleeping
 /// thread costs tens of them on small virtual machines.
 const SPIN: Duration = Duration::from_micros(150);
-
-/// How long a leg may overstay its deadline (or a stop) inside one step before
-/// the watchdog ends it from outside.
-const GRACE: Duration = Duration::from_millis(500);
 
 /// How often the watchdog looks.
 const WATCH_EVERY: Duration = Duration::from_millis(100);
@@ -46,20 +45,22 @@ struct Queue {
     closed: bool,
 }
 
+/// What a worker is handed: jobs for it alone, and news about its runs.
 #[derive(Default)]
-struct Mailbox {
+struct Intake {
     jobs: Vec<Job>,
     /// Something happened to one of the worker's runs (a settlement, a stop).
     woken: bool,
 }
 
 struct Slot {
-    mailbox: Mutex<Mailbox>,
+    intake: Mutex<Intake>,
     ready: Condvar,
     /// The leg the worker is computing now, if any.
     current: Mutex<Option<Arc<Leg>>>,
-    /// The legs of every run the worker holds.
-    legs: Mutex<Vec<Arc<Leg>>>,
+    /// The runs that await nested calls on this worker, except the one it is
+    /// driving at this moment.
+    held: Mutex<VecDeque<Run>>,
     /// The stopped leg the watchdog saw, and when it first saw it stopped.
     stopped_since: Mutex<Option<(Arc<Leg>, Instant)>>,
     /// Set by the watchdog: the thread exits when it gets back.
@@ -69,39 +70,41 @@ struct Slot {
 impl Slot {
     fn new() -> Arc<Self> {
         Arc::new(Self {
-            mailbox: Mutex::new(Mailbox::default()),
+            intake: Mutex::new(Intake::default()),
             ready: Condvar::new(),
             current: Mutex::new(None),
-            legs: Mutex::new(Vec::new()),
+            held: Mutex::new(VecDeque::new()),
             stopped_since: Mutex::new(None),
             abandoned: AtomicBool::new(false),
         })
     }
-}
 
-impl Slot {
     fn wake(&self) {
-        self.mailbox.lock().woken = true;
+        self.intake.lock().woken = true;
         self.ready.notify_one();
     }
 }
 
-struct Shared {
+/// Everything the workers and the watchdog share.
+struct Pool {
     queue: Mutex<Queue>,
     /// One slot per worker ever started; abandoned ones stay, unused.
     slots: RwLock<Vec<Arc<Slot>>>,
     /// Workers running and not abandoned.
     live: Mutex<usize>,
     exited: Condvar,
+    /// Wakes the watchdog early (at shutdown).
+    watchdog_bell: Condvar,
+    store: Arc<Store>,
     warm: fn(),
 }
 
-impl Shared {
+impl Pool {
     fn submit(&self, job: Job) {
         let mut queue = self.queue.lock();
         if queue.closed {
             drop(queue);
-            return job.refuse();
+            return self.refuse(job);
         }
         // A worker holding no runs first: a new run that computes for long must
         // not sit next to runs whose results are arriving.
@@ -113,10 +116,17 @@ impl Shared {
         match pick.map(|position| queue.idle.remove(position).0) {
             Some(index) => {
                 let slot = self.slot(index);
-                slot.mailbox.lock().jobs.push(job);
+                slot.intake.lock().jobs.push(job);
                 slot.ready.notify_one();
             }
             None => queue.jobs.push_back(job),
+        }
+    }
+
+    /// Answers a job that will never run; a run a wait had taken is dropped.
+    fn refuse(&self, job: Job) {
+        if let Some(run) = job.refuse() {
+            self.store.bury(run);
         }
     }
 
@@ -132,20 +142,21 @@ impl Shared {
             slots.len() - 1
         };
         *self.live.lock() += 1;
-        let shared = self.clone();
+        let pool = self.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("code-mode-worker-{index}"))
             .stack_size(WORKER_STACK_BYTES)
             .spawn(move || {
-                (shared.warm)();
+                (pool.warm)();
+                let slot = pool.slot(index);
                 let worker = Worker {
                     index,
-                    shared: shared.clone(),
-                    runs: Vec::new(),
+                    pool: pool.clone(),
+                    slot,
                 };
                 if worker.work() {
-                    *shared.live.lock() -= 1;
-                    shared.exited.notify_all();
+                    *pool.live.lock() -= 1;
+                    pool.exited.notify_all();
                 }
             });
         if let Err(error) = spawned {
@@ -156,15 +167,16 @@ impl Shared {
     }
 }
 
-pub struct Workers {
-    shared: Arc<Shared>,
+pub(super) struct Workers {
+    pool: Arc<Pool>,
     watchdog: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 impl Workers {
     /// Starts `count` threads; each calls `warm` once before its first job.
-    pub fn new(count: usize, warm: fn()) -> std::io::Result<Self> {
-        let shared = Arc::new(Shared {
+    /// Legs that end are landed in `store`.
+    pub(super) fn new(count: usize, store: Arc<Store>) -> std::io::Result<Self> {
+        let pool = Arc::new(Pool {
             queue: Mutex::new(Queue {
                 jobs: VecDeque::new(),
                 idle: Vec::new(),
@@ -173,50 +185,53 @@ impl Workers {
             slots: RwLock::new(Vec::new()),
             live: Mutex::new(0),
             exited: Condvar::new(),
-            warm,
+            watchdog_bell: Condvar::new(),
+            store,
+            warm: refill_spare,
         });
         for _ in 0..count.max(1) {
-            shared.spawn()?;
+            pool.spawn()?;
         }
         let watchdog = {
-            let shared = shared.clone();
+            let pool = pool.clone();
             std::thread::Builder::new()
                 .name("code-mode-watchdog".into())
-                .spawn(move || watch(&shared))?
+                .spawn(move || watch(&pool))?
         };
         Ok(Self {
-            shared,
+            pool,
             watchdog: Mutex::new(Some(watchdog)),
         })
     }
 
     /// Hands a job to an idle worker, or queues it for the first one free.
     /// After shutdown the job is refused at once.
-    pub fn submit(&self, job: Job) {
-        self.shared.submit(job);
+    pub(super) fn submit(&self, job: Job) {
+        self.pool.submit(job);
     }
 
     /// Refuses new jobs and waits until every worker has ended the runs it
     /// holds and exited (the caller stops the runs first). A worker stuck in
     /// native code is abandoned by the watchdog, not waited for.
-    pub fn shutdown(&self) {
+    pub(super) fn shutdown(&self) {
         let refused: Vec<Job> = {
-            let mut queue = self.shared.queue.lock();
+            let mut queue = self.pool.queue.lock();
             queue.closed = true;
             queue.jobs.drain(..).collect()
         };
         for job in refused {
-            job.refuse();
+            self.pool.refuse(job);
         }
-        let slots: Vec<Arc<Slot>> = self.shared.slots.read().clone();
+        let slots: Vec<Arc<Slot>> = self.pool.slots.read().clone();
         for slot in slots {
             slot.wake();
         }
-        let mut live = self.shared.live.lock();
+        let mut live = self.pool.live.lock();
         while *live > 0 {
-            self.shared.exited.wait(&mut live);
+            self.pool.exited.wait(&mut live);
         }
         drop(live);
+        self.pool.watchdog_bell.notify_all();
         if let Some(watchdog) = self.watchdog.lock().take() {
             let _ = watchdog.join();
         }
@@ -226,13 +241,21 @@ impl Workers {
 /// The watchdog: ends legs stuck in native code past their deadline (or a
 /// stop) and replaces their worker. Exits once the workers are shut down and
 /// gone.
-fn watch(shared: &Arc<Shared>) {
+fn watch(pool: &Arc<Pool>) {
     loop {
-        std::thread::sleep(WATCH_EVERY);
-        if shared.queue.lock().closed && *shared.live.lock() == 0 {
-            return;
+        {
+            let mut queue = pool.queue.lock();
+            if !queue.closed {
+                pool.watchdog_bell.wait_for(&mut queue, WATCH_EVERY);
+            }
+            if queue.closed {
+                drop(queue);
+                if *pool.live.lock() == 0 {
+                    return;
+                }
+            }
         }
-        let slots: Vec<Arc<Slot>> = shared.slots.read().clone();
+        let slots: Vec<Arc<Slot>> = pool.slots.read().clone();
         let now = Instant::now();
         for (index, slot) in slots.iter().enumerate() {
             if slot.abandoned.load(Ordering::Acquire) {
@@ -244,11 +267,11 @@ fn watch(shared: &Arc<Shared>) {
                 *slot.stopped_since.lock() = None;
                 continue;
             };
-            let overdue = now > current.deadline() + GRACE;
+            let overdue = now > current.deadline() + WATCHDOG_GRACE;
             let stopped = current.stopped() && {
                 let mut since = slot.stopped_since.lock();
                 match since.as_ref() {
-                    Some((leg, at)) if Arc::ptr_eq(leg, &current) => now > *at + GRACE,
+                    Some((leg, at)) if Arc::ptr_eq(leg, &current) => now > *at + WATCHDOG_GRACE,
                     _ => {
                         *since = Some((current.clone(), now));
                         false
@@ -256,36 +279,37 @@ fn watch(shared: &Arc<Shared>) {
                 }
             };
             if overdue || stopped {
-                abandon(shared, index, slot, &current);
+                abandon(pool, index, slot, &current);
             }
         }
     }
 }
 
-/// Ends every leg of a stuck worker and starts a replacement.
-fn abandon(shared: &Arc<Shared>, index: usize, slot: &Slot, current: &Arc<Leg>) {
+/// Answers every leg of a stuck worker and starts a replacement. The stuck
+/// thread frees its runs when it gets back.
+fn abandon(pool: &Arc<Pool>, index: usize, slot: &Slot, current: &Arc<Leg>) {
     if slot.abandoned.swap(true, Ordering::AcqRel) {
         return;
     }
-    shared.queue.lock().idle.retain(|&(i, _)| i != index);
-    current.time_out();
-    for leg in slot.legs.lock().iter() {
-        leg.time_out();
+    pool.queue.lock().idle.retain(|&(i, _)| i != index);
+    current.report_overdue();
+    for leg in slot.held.lock().iter().filter_map(Run::leg) {
+        leg.report_overdue();
     }
-    *shared.live.lock() -= 1;
-    shared.exited.notify_all();
-    if !shared.queue.lock().closed {
-        let _ = shared.spawn();
+    *pool.live.lock() -= 1;
+    pool.exited.notify_all();
+    if !pool.queue.lock().closed {
+        let _ = pool.spawn();
     }
 }
 
-/// Polls the mailbox for up to [`SPIN`].
+/// Polls the intake for up to [`SPIN`].
 fn poll_briefly(slot: &Slot) {
     let until = Instant::now() + SPIN;
     while Instant::now() < until {
         {
-            let mailbox = slot.mailbox.lock();
-            if mailbox.woken || !mailbox.jobs.is_empty() {
+            let intake = slot.intake.lock();
+            if intake.woken || !intake.jobs.is_empty() {
                 return;
             }
         }
@@ -297,17 +321,16 @@ fn poll_briefly(slot: &Slot) {
 
 struct Worker {
     index: usize,
-    shared: Arc<Shared>,
-    runs: Vec<ActiveRun>,
+    pool: Arc<Pool>,
+    slot: Arc<Slot>,
 }
 
 impl Worker {
     /// Runs jobs until shutdown (true) or until the watchdog abandoned this
     /// worker (false: someone else took its place).
-    fn work(mut self) -> bool {
-        let slot = self.shared.slot(self.index);
-        let waker: super::host::Waker = {
-            let slot = Arc::downgrade(&slot);
+    fn work(self) -> bool {
+        let waker: Waker = {
+            let slot = Arc::downgrade(&self.slot);
             Arc::new(move || {
                 if let Some(slot) = slot.upgrade() {
                     slot.wake();
@@ -315,39 +338,31 @@ impl Worker {
             })
         };
         loop {
-            if slot.abandoned.load(Ordering::Acquire) {
-                // Every leg here is answered; jobs handed over meanwhile go to
-                // the other workers.
-                for job in std::mem::take(&mut slot.mailbox.lock().jobs) {
-                    self.shared.submit(job);
-                }
-                for run in std::mem::take(&mut self.runs) {
-                    run.abandon();
-                }
+            if self.slot.abandoned.load(Ordering::Acquire) {
+                self.leave();
                 return false;
             }
-            let jobs = std::mem::take(&mut slot.mailbox.lock().jobs);
+            let jobs = std::mem::take(&mut self.slot.intake.lock().jobs);
             for job in jobs {
-                self.start(&slot, job, &waker);
+                self.start(job, &waker);
             }
-            self.poll_runs(&slot);
-            if slot.abandoned.load(Ordering::Acquire) {
+            self.poll_runs();
+            if self.slot.abandoned.load(Ordering::Acquire) {
                 continue;
             }
-            *slot.legs.lock() = self.runs.iter().filter_map(ActiveRun::leg).collect();
+            let holding = !self.slot.held.lock().is_empty();
             // Build the next VM before offering to take work, so the next job
             // given to this worker does not wait for it.
-            if self.runs.is_empty() {
+            if !holding {
                 refill_spare();
             }
             // A busy worker takes queued jobs between steps.
             let next = {
-                let mut queue = self.shared.queue.lock();
+                let mut queue = self.pool.queue.lock();
                 match queue.jobs.pop_front() {
                     Some(job) => Some(job),
-                    None if queue.closed && self.runs.is_empty() => return true,
+                    None if queue.closed && !holding => return true,
                     None => {
-                        let holding = !self.runs.is_empty();
                         queue.idle.retain(|&(i, _)| i != self.index);
                         queue.idle.push((self.index, holding));
                         None
@@ -355,25 +370,14 @@ impl Worker {
                 }
             };
             if let Some(job) = next {
-                self.start(&slot, job, &waker);
+                self.start(job, &waker);
                 continue;
             }
-            if !self.runs.is_empty() {
-                poll_briefly(&slot);
+            if holding {
+                poll_briefly(&self.slot);
             }
-            {
-                let mut mailbox = slot.mailbox.lock();
-                if mailbox.jobs.is_empty() && !mailbox.woken {
-                    match self.next_deadline() {
-                        Some(deadline) => {
-                            slot.ready.wait_until(&mut mailbox, deadline);
-                        }
-                        None => slot.ready.wait(&mut mailbox),
-                    }
-                }
-                mailbox.woken = false;
-            }
-            self.shared
+            self.sleep();
+            self.pool
                 .queue
                 .lock()
                 .idle
@@ -381,33 +385,63 @@ impl Worker {
         }
     }
 
-    fn start(&mut self, slot: &Slot, job: Job, waker: &super::host::Waker) {
-        *slot.current.lock() = Some(job.leg());
-        let started = job.start(waker.clone());
-        *slot.current.lock() = None;
-        if let Some(run) = started {
-            self.runs.push(run);
-        }
-    }
-
-    /// Advances every run that has news or whose deadline passed; finished runs
-    /// report and leave.
-    fn poll_runs(&mut self, slot: &Slot) {
-        let mut index = 0;
-        while index < self.runs.len() {
-            *slot.current.lock() = self.runs[index].leg();
-            let ended = self.runs[index].poll();
-            if ended {
-                let run = self.runs.swap_remove(index);
-                run.finish();
-            } else {
-                index += 1;
+    /// Sleeps until woken or until the earliest deadline of the runs held.
+    fn sleep(&self) {
+        let deadline = self.slot.held.lock().iter().filter_map(Run::deadline).min();
+        let mut intake = self.slot.intake.lock();
+        if intake.jobs.is_empty() && !intake.woken {
+            match deadline {
+                Some(deadline) => {
+                    self.slot.ready.wait_until(&mut intake, deadline);
+                }
+                None => self.slot.ready.wait(&mut intake),
             }
-            *slot.current.lock() = None;
+        }
+        intake.woken = false;
+    }
+
+    /// An abandoned worker's exit: jobs handed over meanwhile go to the other
+    /// workers; every run here is freed (its call was answered already).
+    fn leave(&self) {
+        for job in std::mem::take(&mut self.slot.intake.lock().jobs) {
+            self.pool.submit(job);
+        }
+        let held = std::mem::take(&mut *self.slot.held.lock());
+        for run in held {
+            let result = run.overdue_result();
+            self.pool.store.land(Ending::Report(run, result));
         }
     }
 
-    fn next_deadline(&self) -> Option<Instant> {
-        self.runs.iter().filter_map(ActiveRun::deadline).min()
+    fn start(&self, job: Job, waker: &Waker) {
+        *self.slot.current.lock() = Some(job.leg());
+        let step = job.start(waker.clone());
+        self.settle(step);
+        *self.slot.current.lock() = None;
+    }
+
+    /// Drives each held run once (those without news return at once); ended
+    /// legs land in the store.
+    fn poll_runs(&self) {
+        let count = self.slot.held.lock().len();
+        for _ in 0..count {
+            let Some(mut run) = self.slot.held.lock().pop_front() else {
+                break;
+            };
+            *self.slot.current.lock() = run.leg();
+            let step = match run.poll() {
+                Some(end) => Step::Ended(run, end),
+                None => Step::Awaiting(run),
+            };
+            self.settle(step);
+            *self.slot.current.lock() = None;
+        }
+    }
+
+    fn settle(&self, step: Step) {
+        match step {
+            Step::Awaiting(run) => self.slot.held.lock().push_back(run),
+            Step::Ended(run, end) => self.pool.store.land(run.finish(end)),
+        }
     }
 }

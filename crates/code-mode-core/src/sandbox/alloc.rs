@@ -73,7 +73,7 @@ unsafe impl Allocator for CountingAllocator {
         if !self.meter.admit(size) {
             return std::ptr::null_mut();
         }
-        // SAFETY: plain malloc.
+        // SAFETY: `heap::malloc` has no precondition.
         let ptr = unsafe { heap::malloc(size) };
         self.charge(ptr)
     }
@@ -85,7 +85,7 @@ unsafe impl Allocator for CountingAllocator {
         if !self.meter.admit(total) {
             return std::ptr::null_mut();
         }
-        // SAFETY: plain calloc.
+        // SAFETY: `heap::calloc` has no precondition.
         let ptr = unsafe { heap::calloc(count, size) };
         self.charge(ptr)
     }
@@ -125,7 +125,7 @@ unsafe impl Allocator for CountingAllocator {
     }
 
     unsafe fn usable_size(ptr: *mut u8) -> usize {
-        // SAFETY: forwarded.
+        // SAFETY: QuickJS only asks about blocks this allocator returned.
         unsafe { heap::usable_size(ptr) }
     }
 }
@@ -136,29 +136,48 @@ unsafe impl Allocator for CountingAllocator {
 mod heap {
     use std::ffi::c_void;
 
+    /// # Safety
+    /// Plain `malloc`: always sound to call; the caller owns the block.
     pub unsafe fn malloc(size: usize) -> *mut u8 {
+        // SAFETY: `malloc` accepts any size; 0 is bumped to 1 so a non-null
+        // pointer always means a real block.
         unsafe { libc::malloc(size.max(1)) }.cast()
     }
 
+    /// # Safety
+    /// Plain `calloc`: always sound to call; the caller owns the block.
     pub unsafe fn calloc(count: usize, size: usize) -> *mut u8 {
+        // SAFETY: `calloc` checks `count * size` for overflow itself.
         unsafe { libc::calloc(count.max(1), size.max(1)) }.cast()
     }
 
+    /// # Safety
+    /// `ptr` is null or a live block from this module.
     pub unsafe fn realloc(ptr: *mut u8, size: usize) -> *mut u8 {
+        // SAFETY: the caller passes a block from `malloc`/`calloc`/`realloc`.
         unsafe { libc::realloc(ptr.cast::<c_void>(), size) }.cast()
     }
 
+    /// # Safety
+    /// `ptr` is a live block from this module, freed once.
     pub unsafe fn free(ptr: *mut u8) {
+        // SAFETY: the caller passes a live block and never uses it again.
         unsafe { libc::free(ptr.cast::<c_void>()) }
     }
 
+    /// # Safety
+    /// `ptr` is a live block from this module.
     #[cfg(not(target_vendor = "apple"))]
     pub unsafe fn usable_size(ptr: *mut u8) -> usize {
+        // SAFETY: the caller passes a live block of the system allocator.
         unsafe { libc::malloc_usable_size(ptr.cast::<c_void>()) }
     }
 
+    /// # Safety
+    /// `ptr` is a live block from this module.
     #[cfg(target_vendor = "apple")]
     pub unsafe fn usable_size(ptr: *mut u8) -> usize {
+        // SAFETY: the caller passes a live block of the system allocator.
         unsafe { libc::malloc_size(ptr.cast::<c_void>().cast_const()) }
     }
 }

@@ -125,8 +125,10 @@ impl Control {
         Stop::from_u8(self.stop.load(Ordering::Acquire))
     }
 
-    /// Called by the interrupt handler: true when the VM must stop now.
-    pub fn should_interrupt(&self) -> bool {
+    /// Records a timeout once the deadline has passed; true when the VM must
+    /// stop now, for that or any other reason. The interrupt handler and the
+    /// worker call it.
+    pub fn enforce_deadline(&self) -> bool {
         if self.stop.load(Ordering::Relaxed) != 0 {
             return true;
         }

@@ -3,17 +3,14 @@
 use rquickjs::{Ctx, Value};
 
 use super::json::string_lossy;
+use crate::limits::MAX_ERROR_PART_BYTES;
 use crate::source::Location;
 
 /// The file name cells are evaluated under; only frames in it are reported.
-pub const CELL_FILE: &str = "cell";
-
-/// Name and message of an uncaught error are cut to this many bytes each: the
-/// error text of a result is not an output channel.
-pub const MAX_ERROR_PART_BYTES: usize = 4096;
+pub(super) const CELL_FILE: &str = "cell";
 
 /// Describes an uncaught guest value without any host frame.
-pub fn describe(ctx: &Ctx<'_>, exception: &Value<'_>) -> String {
+pub(super) fn describe(ctx: &Ctx<'_>, exception: &Value<'_>) -> String {
     let Some(object) = exception.as_object() else {
         return format!("Uncaught: {}", cut(string_lossy(ctx, exception)));
     };

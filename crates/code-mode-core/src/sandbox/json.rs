@@ -9,16 +9,25 @@ use rquickjs::function::This;
 use rquickjs::{qjs, Array, Ctx, Function, Object, Value};
 
 use super::control::Control;
-
-/// Beyond this nesting depth a node becomes the string "[Too deep]".
-const MAX_DEPTH: usize = 1000;
+use crate::limits::MAX_DEPTH;
 
 #[derive(Debug, PartialEq)]
 pub enum ConvertError {
     /// The JSON text passed the byte limit.
     TooLarge,
+    /// The value nests deeper than [`MAX_DEPTH`] and the caller refuses that.
+    TooDeep,
     /// The VM must stop (timeout, memory, abort): not the guest's data.
     Stopped,
+}
+
+/// What happens to a part nested deeper than [`MAX_DEPTH`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Depth {
+    /// It becomes the string "[Too deep]" (final values, `json()` items).
+    Mark,
+    /// The conversion fails (tool inputs: never altered, never sent).
+    Refuse,
 }
 
 /// Converts `value` to JSON text of at most `limit` bytes.
@@ -28,6 +37,7 @@ pub fn to_json<'js>(
     control: &Control,
     value: Value<'js>,
     limit: usize,
+    depth: Depth,
 ) -> Result<String, ConvertError> {
     let mut writer = Writer {
         ctx,
@@ -35,6 +45,7 @@ pub fn to_json<'js>(
         control,
         out: Vec::new(),
         limit,
+        depth,
         ancestors: Vec::new(),
     };
     let node = writer.resolve(value, "")?;
@@ -46,24 +57,43 @@ pub fn to_json<'js>(
     Ok(String::from_utf8(writer.out).expect("the writer only emits UTF-8"))
 }
 
-/// A guest string as Rust text; lone surrogates become U+FFFD.
-pub fn string_lossy(ctx: &Ctx<'_>, value: &Value<'_>) -> String {
-    let mut len = 0usize;
-    // SAFETY: `value` belongs to `ctx`; the returned buffer is freed right after copying.
-    unsafe {
-        let ptr = qjs::JS_ToCStringLen(
-            ctx.as_raw().as_ptr(),
-            &mut len as *mut usize as _,
-            value.as_raw(),
-        );
-        if ptr.is_null() {
-            return String::new();
-        }
-        let bytes = std::slice::from_raw_parts(ptr as *const u8, len);
-        let text = String::from_utf8_lossy(bytes).into_owned();
-        qjs::JS_FreeCString(ctx.as_raw().as_ptr(), ptr);
-        text
+/// `String(value)` as Rust text. A `toString` that throws leaves its exception
+/// pending and returns `Err(Exception)`, so the guest gets its own error back.
+pub fn to_text(ctx: &Ctx<'_>, value: &Value<'_>) -> rquickjs::Result<String> {
+    if value.is_string() {
+        return Ok(string_lossy(ctx, value));
     }
+    // SAFETY: `value` is a live value of `ctx`; the result is a new reference
+    // or the exception marker.
+    let raw = unsafe { qjs::JS_ToString(ctx.as_raw().as_ptr(), value.as_raw()) };
+    // SAFETY: only reads the tag of `raw`.
+    if unsafe { qjs::JS_IsException(raw) } {
+        return Err(rquickjs::Error::Exception);
+    }
+    // SAFETY: `raw` is an owned, non-exception value of `ctx`.
+    let text = unsafe { Value::from_raw(ctx.clone(), raw) };
+    Ok(string_lossy(ctx, &text))
+}
+
+/// A guest string as Rust text; lone surrogates become U+FFFD. Only for
+/// values that are strings already (anything else would run guest code).
+pub fn string_lossy(ctx: &Ctx<'_>, value: &Value<'_>) -> String {
+    let raw_ctx = ctx.as_raw().as_ptr();
+    let mut len = 0usize;
+    // SAFETY: `value` is a live value of `ctx`; a string (or a bigint)
+    // converts without running guest code.
+    let ptr = unsafe { qjs::JS_ToCStringLen(raw_ctx, &mut len as *mut usize as _, value.as_raw()) };
+    if ptr.is_null() {
+        let _ = ctx.catch();
+        return String::new();
+    }
+    // SAFETY: QuickJS returned `len` readable bytes at `ptr`, valid until they
+    // are freed below.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, len) };
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    // SAFETY: `ptr` came from `JS_ToCStringLen` on this context; freed once.
+    unsafe { qjs::JS_FreeCString(raw_ctx, ptr) };
+    text
 }
 
 enum Node<'js> {
@@ -83,6 +113,7 @@ struct Writer<'a, 'js> {
     control: &'a Control,
     out: Vec<u8>,
     limit: usize,
+    depth: Depth,
     ancestors: Vec<usize>,
 }
 
@@ -189,6 +220,9 @@ impl<'a, 'js> Writer<'a, 'js> {
             return Ok(());
         }
         if self.ancestors.len() >= MAX_DEPTH {
+            if self.depth == Depth::Refuse {
+                return Err(ConvertError::TooDeep);
+            }
             self.string("[Too deep]");
             return Ok(());
         }

@@ -68,3 +68,10 @@ impl OutputLog {
         fresh
     }
 }
+
+impl Default for OutputLog {
+    /// An empty log that accepts nothing until its limit is set.
+    fn default() -> Self {
+        Self::new(0)
+    }
+}

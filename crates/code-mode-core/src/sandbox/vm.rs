@@ -1,10 +1,8 @@
 //! A QuickJS runtime + context with the cell's limits, evaluation and outcome.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
 use rquickjs::context::intrinsic;
 use rquickjs::context::EvalOptions;
 use rquickjs::promise::PromiseState;
@@ -15,14 +13,15 @@ use rquickjs::{
 use serde_json::value::RawValue;
 
 use super::alloc::{CountingAllocator, Meter};
-use super::bridge::{self, BridgeScope, CallTable};
+use super::bridge::{self, feed};
+use super::calls::{CallKey, CallTable, Settlement};
 use super::control::{Control, Stop};
 use super::errors::{self, CELL_FILE};
-use super::json::{to_json, ConvertError};
-use super::output::OutputLog;
-use super::prelude::{self, Shared};
+use super::json::{to_json, ConvertError, Depth};
+use super::prelude;
+use super::state::{SharedState, VmState};
+use super::toolbox::Toolbox;
 use crate::result::{ErrorCode, Output};
-use crate::runs::host::{CallKey, Settlement};
 
 /// Per-VM limits.
 #[derive(Clone, Copy, Debug)]
@@ -65,28 +64,20 @@ pub struct Vm {
     context: Context,
     runtime: Runtime,
     meter: Arc<Meter>,
-    shared: Shared,
+    state: SharedState,
 }
 
-// SAFETY: a `Vm` owns its QuickJS runtime and every handle into it (the runtime's
-// reference-counted internals never leave this struct), and it is only ever used
-// by one thread at a time: it moves between threads as one unit. QuickJS has no
-// thread affinity beyond the stack top, which rquickjs refreshes on every
-// `Context::with`.
+// SAFETY: what keeps a `Vm` from being `Send` is the `Rc<VmState>` in `state`
+// (and the `RefCell`s inside it), plus the QuickJS runtime, context and
+// `Persistent` handles. Every clone of that `Rc` lives either in this struct or
+// in a host function stored inside this VM's own runtime, and every handle
+// points into this runtime, so nothing outside the `Vm` shares them. A `Vm` is
+// only ever used by one thread at a time and moves between threads as one
+// unit; QuickJS has no thread affinity beyond the stack top, which
+// [`Vm::adopt_thread`] refreshes whenever a thread takes the VM over.
 unsafe impl Send for Vm {}
 
 impl Vm {
-    /// A VM bound to a run at once.
-    pub fn new(
-        limits: VmLimits,
-        control: Arc<Control>,
-        scope: Option<Arc<BridgeScope>>,
-    ) -> rquickjs::Result<Self> {
-        let vm = Self::blank(limits.stack_bytes)?;
-        vm.bind(limits, control, scope)?;
-        Ok(vm)
-    }
-
     /// A fresh runtime + context with the guest globals, not yet bound to a run:
     /// no memory limit beyond its own, no deadline. Workers build one ahead of
     /// time so a cell does not wait for it; no guest code runs in it before
@@ -96,51 +87,43 @@ impl Vm {
         let runtime = Runtime::new_with_alloc(CountingAllocator::new(meter.clone()))?;
         runtime.set_max_stack_size(stack_bytes);
         let context = Context::custom::<Intrinsics>(&runtime)?;
-        let shared = Shared {
-            bound: Rc::new(RefCell::new(None)),
-            output: Arc::new(Mutex::new(OutputLog::new(0))),
-            tag: Rc::new(RefCell::new(None)),
-            calls: Rc::new(RefCell::new(CallTable::default())),
-        };
+        let state = Rc::new(VmState::default());
         context.with(|ctx| -> rquickjs::Result<()> {
             let object: Object = ctx.globals().get("Object")?;
             let prototype: Object = object.get("prototype")?;
             let to_string: Function = prototype.get("toString")?;
-            *shared.tag.borrow_mut() = Some(Persistent::save(&ctx, to_string));
-            prelude::install(&ctx, &shared)
+            *state.tag.borrow_mut() = Some(Persistent::save(&ctx, to_string));
+            prelude::install(&ctx, &state)
         })?;
         Ok(Self {
             promise: None,
             context,
             runtime,
             meter,
-            shared,
+            state,
         })
     }
 
     /// Gives a blank VM its run: limits, the control block its interrupt
-    /// handler and host functions obey, and the surface's tools. A VM is bound
-    /// once.
+    /// handler and host functions obey, and the agent run's tools. A VM is
+    /// bound once.
     pub fn bind(
         &self,
         limits: VmLimits,
         control: Arc<Control>,
-        scope: Option<Arc<BridgeScope>>,
+        toolbox: Arc<Toolbox>,
     ) -> rquickjs::Result<()> {
         self.meter.set_limit(limits.memory_bytes);
         self.runtime.set_max_stack_size(limits.stack_bytes);
-        self.shared
+        self.state
             .output
-            .lock()
+            .borrow_mut()
             .set_max_bytes(limits.max_output_bytes);
         self.rebind(control);
-        self.shared.calls.borrow_mut().max_bridge_bytes = limits.max_bridge_bytes;
-        if let Some(scope) = scope {
-            self.shared.calls.borrow_mut().scope = Some(scope.clone());
-            self.context
-                .with(|ctx| bridge::install(&ctx, &self.shared, &scope))?;
-        }
-        Ok(())
+        self.state.calls.borrow_mut().max_bridge_bytes = limits.max_bridge_bytes;
+        *self.state.toolbox.borrow_mut() = Some(toolbox.clone());
+        self.context
+            .with(|ctx| bridge::install(&ctx, &self.state, &toolbox))
     }
 
     /// Hands the VM to the control block of a new leg (a `wait` resuming it):
@@ -153,10 +136,10 @@ impl Vm {
                 if meter.exhausted() {
                     control.stop(Stop::Memory);
                 }
-                control.should_interrupt()
+                control.enforce_deadline()
             })));
         }
-        *self.shared.bound.borrow_mut() = Some(control);
+        *self.state.bound.borrow_mut() = Some(control);
     }
 
     /// Records this thread's stack as the VM's: QuickJS measures stack use from
@@ -165,14 +148,16 @@ impl Vm {
     /// its `parallel` feature.)
     fn adopt_thread(&self) {
         self.context.with(|ctx| {
+            // SAFETY: the context is live while `ctx` is; this reads its runtime.
+            let runtime = unsafe { qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };
             // SAFETY: the runtime belongs to this VM and is used by this thread only.
-            unsafe { qjs::JS_UpdateStackTop(qjs::JS_GetRuntime(ctx.as_raw().as_ptr())) }
+            unsafe { qjs::JS_UpdateStackTop(runtime) }
         });
     }
 
     /// The run's nested calls.
     pub fn calls(&self) -> std::cell::RefMut<'_, CallTable> {
-        self.shared.calls.borrow_mut()
+        self.state.calls.borrow_mut()
     }
 
     /// Heap bytes the runtime holds now.
@@ -190,23 +175,23 @@ impl Vm {
     pub fn settle(&mut self, settled: Vec<(CallKey, Settlement)>, resume: bool) -> CellOutcome {
         self.context.with(|ctx| {
             if resume {
-                bridge::resume_yields(&ctx, &self.shared);
+                feed::resume_yields(&ctx, &self.state);
             }
             for (key, settlement) in settled {
-                bridge::settle(&ctx, &self.shared, key, settlement);
+                feed::settle(&ctx, &self.state, key, settlement);
             }
         });
         self.drive()
     }
 
-    /// Makes this VM restart-safe (SPEC 8): only replay-safe tools.
+    /// Makes this VM restart-safe: only replay-safe OpenClaw tools.
     pub fn set_restart_safe(&self, restart_safe: bool) {
-        self.shared.calls.borrow_mut().restart_safe = restart_safe;
+        self.state.calls.borrow_mut().restart_safe = restart_safe;
     }
 
     /// Output items produced since the previous result.
     pub fn take_output(&self) -> Vec<Output> {
-        self.shared.output.lock().take_new()
+        self.state.output.borrow_mut().take_new()
     }
 
     /// Evaluates the prepared script (the deadline must already be armed) and
@@ -288,20 +273,20 @@ impl Vm {
     }
 
     fn final_value<'js>(&self, ctx: &Ctx<'js>, value: Value<'js>) -> CellOutcome {
-        if self.shared.output.lock().exceeded() {
+        if self.state.output.borrow().exceeded() {
             return stop_outcome(Stop::Output);
         }
-        let limit = self.shared.output.lock().max_bytes();
-        let tag = match self.shared.tag(ctx) {
+        let limit = self.state.output.borrow().max_bytes();
+        let tag = match self.state.tag(ctx) {
             Ok(tag) => tag,
             Err(error) => return self.failure(ctx, CaughtError::Error(error)),
         };
-        match to_json(ctx, &tag, &self.shared.control(), value, limit) {
+        match to_json(ctx, &tag, &self.state.control(), value, limit, Depth::Mark) {
             Ok(json) => CellOutcome::Completed(
                 RawValue::from_string(json).expect("the converter emits valid JSON"),
             ),
             Err(ConvertError::TooLarge) => stop_outcome(Stop::Output),
-            Err(ConvertError::Stopped) => self
+            Err(ConvertError::Stopped | ConvertError::TooDeep) => self
                 .stop_reason()
                 .unwrap_or_else(|| stop_outcome(Stop::Timeout)),
         }
@@ -317,20 +302,20 @@ impl Vm {
     }
 
     fn stopped(&self) -> bool {
-        self.meter.exhausted() || self.shared.control().stopped().is_some()
+        self.meter.exhausted() || self.state.control().stopped().is_some()
     }
 
     /// The outcome forced by a stop reason, if any. Memory exhaustion wins even
     /// when the guest caught the error: it cannot continue past it.
     fn stop_reason(&self) -> Option<CellOutcome> {
         if self.meter.exhausted() {
-            self.shared.control().stop(Stop::Memory);
+            self.state.control().stop(Stop::Memory);
             return Some(stop_outcome(Stop::Memory));
         }
-        if self.shared.output.lock().exceeded() {
-            self.shared.control().stop(Stop::Output);
+        if self.state.output.borrow().exceeded() {
+            self.state.control().stop(Stop::Output);
         }
-        self.shared.control().stopped().map(stop_outcome)
+        self.state.control().stopped().map(stop_outcome)
     }
 }
 
@@ -340,8 +325,8 @@ impl Drop for Vm {
         // possibly on another thread than the last one that ran the guest.
         self.adopt_thread();
         self.promise = None;
-        self.shared.tag.borrow_mut().take();
-        self.shared.calls.borrow_mut().clear();
+        self.state.tag.borrow_mut().take();
+        self.state.calls.borrow_mut().clear();
     }
 }
 

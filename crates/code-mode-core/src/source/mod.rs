@@ -58,7 +58,7 @@ impl SourceError {
 
 /// Screens and (for TypeScript) strips one cell.
 pub fn prepare(code: &str, language: Language) -> Result<PreparedSource, SourceError> {
-    if code.len() > messages::MAX_SOURCE_BYTES {
+    if code.len() > crate::limits::MAX_SOURCE_BYTES {
         return Err(SourceError::TooLarge);
     }
     let wrapped = format!("{WRAP_OPEN}{code}{WRAP_CLOSE}");
@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn oversized_source_is_refused() {
-        let code = "1;".repeat(messages::MAX_SOURCE_BYTES);
+        let code = "1;".repeat(crate::limits::MAX_SOURCE_BYTES);
         assert_eq!(js(&code).err(), Some(SourceError::TooLarge));
     }
 }

@@ -11,9 +11,7 @@ use code_mode_core::catalog::{Catalog, ToolSource, ToolSpec};
 use code_mode_core::config::{CodeModeConfig, Language};
 use code_mode_core::input::ExecInput;
 use code_mode_core::runs::host::{CallKey, Dispatch, Host};
-use code_mode_core::runs::{Engine, ExecRequest, RunScope, RunSurface, WaitRequest};
-use code_mode_core::sandbox::bridge::BridgeScope;
-use code_mode_core::sandbox::Control;
+use code_mode_core::runs::{AgentRun, Control, Engine, ExecRequest, RunOwner, WaitRequest};
 use serde_json::Value;
 
 /// A host whose tools run on plain threads: `echo` returns its input after
@@ -76,38 +74,70 @@ pub fn tool(name: &str) -> ToolSpec {
     }
 }
 
-pub fn surface(host: Arc<ThreadHost>, config: &CodeModeConfig) -> Arc<RunSurface> {
-    Arc::new(RunSurface {
-        bridge: Arc::new(BridgeScope {
-            catalog: Arc::new(Catalog::build(&[tool("echo"), tool("fail")])),
-            search_default_limit: config.search_default_limit as usize,
-            max_search_limit: config.max_search_limit as usize,
-            counters: Default::default(),
-        }),
+/// An agent run over `echo` and `fail`, owned by [`scope`].
+pub fn surface(host: Arc<ThreadHost>, config: &CodeModeConfig) -> Arc<AgentRun> {
+    surface_with(host, config, &[tool("echo"), tool("fail")])
+}
+
+pub fn surface_with(
+    host: Arc<ThreadHost>,
+    config: &CodeModeConfig,
+    tools: &[ToolSpec],
+) -> Arc<AgentRun> {
+    AgentRun::new(
+        Arc::new(config.clone()),
+        Arc::new(Catalog::build(tools)),
         host,
-        visible_tools: vec!["exec".into(), "wait".into()],
+        vec!["exec".into(), "wait".into()],
+        scope(),
+    )
+}
+
+/// The same agent run (toolbox, counters, host) seen with another
+/// configuration and owner, as a second `prepareRun` of the gateway would.
+pub fn variant(run: &AgentRun, config: CodeModeConfig, owner: RunOwner) -> Arc<AgentRun> {
+    Arc::new(AgentRun {
+        config: Arc::new(config),
+        toolbox: run.toolbox.clone(),
+        host: run.host.clone(),
+        visible_tools: run.visible_tools.clone(),
+        owner,
     })
 }
 
 pub fn exec_on(
     engine: &Engine,
-    surface: Arc<RunSurface>,
+    surface: Arc<AgentRun>,
     config: CodeModeConfig,
     code: &str,
     language: Language,
+) -> Value {
+    exec_request(
+        engine,
+        variant(&surface, config, scope()),
+        code,
+        language,
+        false,
+    )
+}
+
+pub fn exec_request(
+    engine: &Engine,
+    agent_run: Arc<AgentRun>,
+    code: &str,
+    language: Language,
+    restart_safe: bool,
 ) -> Value {
     let (tx, rx) = mpsc::channel();
     let request = ExecRequest {
         input: ExecInput {
             code: code.to_owned(),
             language,
-            restart_safe: false,
+            restart_safe,
         },
-        config: Arc::new(config),
         started: Instant::now(),
-        surface,
+        agent_run,
         parent_tool_call_id: Some("call_1".into()),
-        scope: Arc::new(scope()),
     };
     engine.exec(
         request,
@@ -117,35 +147,45 @@ pub fn exec_on(
     serde_json::from_str(&rx.recv().unwrap()).unwrap()
 }
 
-pub fn scope() -> RunScope {
-    RunScope {
+pub fn scope() -> RunOwner {
+    RunOwner {
         agent_run_id: "run-1".into(),
         session_id: Some("session-1".into()),
-        ..RunScope::default()
+        ..RunOwner::default()
     }
 }
 
-pub fn wait_on(
+/// Starts a wait; the receiver gets its result as JSON text.
+pub fn wait_start(
     engine: &Engine,
-    surface: Arc<RunSurface>,
+    surface: &AgentRun,
     config: CodeModeConfig,
     run_id: &str,
-    scope: RunScope,
-) -> Value {
+    owner: RunOwner,
+) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel();
     let request = WaitRequest {
         run_id: run_id.to_owned(),
-        config: Arc::new(config),
         started: Instant::now(),
-        surface,
+        agent_run: variant(surface, config, owner),
         parent_tool_call_id: Some("call_2".into()),
-        scope,
     };
     engine.wait(
         request,
         Arc::new(Control::default()),
         Box::new(move |result| tx.send(result.to_json()).unwrap()),
     );
+    rx
+}
+
+pub fn wait_on(
+    engine: &Engine,
+    surface: Arc<AgentRun>,
+    config: CodeModeConfig,
+    run_id: &str,
+    scope: RunOwner,
+) -> Value {
+    let rx = wait_start(engine, &surface, config, run_id, scope);
     serde_json::from_str(&rx.recv().unwrap()).unwrap()
 }
 

@@ -1,52 +1,51 @@
-//! How a leg ends: parked in the store, reported, abandoned or discarded.
+//! How a leg ends. [`Run::finish`] decides what should happen: park the run
+//! (an [`Ending::Park`]) or report its result (an [`Ending::Report`]). The
+//! store acts on that decision; the run never touches the store itself.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use super::{ActiveRun, End};
+use super::{End, Run};
 use crate::messages;
-use crate::result::{ErrorCode, RunResult, WaitReason};
+use crate::result::{ErrorCode, RunResult};
+use crate::runs::leg::Leg;
+use std::sync::Arc;
 
-impl ActiveRun {
-    /// Ends the leg: parks the run (SPEC 8 limits permitting), or reports its
-    /// result after aborting nested calls still in flight (SPEC 14.16) and
-    /// tearing the VM down.
-    pub(in crate::runs) fn finish(mut self) {
-        self.inbox.set_waker(None);
-        let end = self.end.take().unwrap_or_else(End::internal);
-        let (run, result) = match end {
-            End::Park(reason) => match self.park(reason) {
-                None => return,
-                Some(refused) => refused,
-            },
-            End::Result(result) => (self, result),
+/// What should happen to a run whose leg ended.
+pub(in crate::runs) enum Ending {
+    /// Hold the run in the store and answer the call with `waiting`.
+    Park(Parking),
+    /// Answer the call with this result and free the run (nested calls still
+    /// in flight are aborted first).
+    Report(Run, RunResult),
+}
+
+/// A run on its way into the store.
+pub(in crate::runs) struct Parking {
+    pub(in crate::runs) run: Box<Run>,
+    /// The id to park under: the same as `previous` while nothing new could
+    /// run, else a fresh `cm_<uuid>`.
+    pub(in crate::runs) id: String,
+    /// The id the run was resumed from, whose "being resumed" marker goes.
+    pub(in crate::runs) previous: Option<String>,
+    pub(in crate::runs) expires: Instant,
+    /// The `waiting` result, reported once the store holds the run.
+    pub(in crate::runs) waiting: RunResult,
+    pub(in crate::runs) leg: Option<Arc<Leg>>,
+}
+
+impl Run {
+    /// Decides how the leg ends: parking (when the snapshot limit allows) or
+    /// a report.
+    pub(in crate::runs) fn finish(mut self, end: End) -> Ending {
+        self.arrivals.set_waker(None);
+        let reason = match end {
+            End::Result(result) => return Ending::Report(self, result),
+            End::Park(reason) => reason,
         };
-        run.report(result);
-    }
-
-    /// Reports a final result: nested calls still in flight are aborted first.
-    fn report(mut self, mut result: RunResult) {
-        if let Some(id) = self.run_id.take() {
-            self.store.release(&id);
-        }
-        result.set_replay_safe(self.restart_safe);
-        result.set_telemetry(self.surface.telemetry());
-        let leg = self.leg.take();
-        // Nested calls still in flight are aborted before the result is out;
-        // the VM's teardown waits until it is.
-        self.abort_in_flight();
-        if let Some(leg) = leg {
-            leg.report(result);
-        }
-        self.discard();
-    }
-
-    /// Moves the run into the store and reports `waiting`; or, when a limit
-    /// forbids parking, gives the run back with the failure to report.
-    fn park(mut self, reason: WaitReason) -> Option<(ActiveRun, RunResult)> {
         let Some(vm) = self.vm.as_ref() else {
             let internal = RunResult::failed(ErrorCode::InternalError, messages::INTERNAL);
-            return Some((self, internal));
+            return Ending::Report(self, internal);
         };
         let output = vm.take_output();
         let pending_tool_calls = vm.calls().pending_calls();
@@ -54,81 +53,73 @@ impl ActiveRun {
         let snapshot_bytes = vm.heap_bytes() + vm.calls().input_bytes();
         let max = self.config.max_snapshot_bytes as usize;
         if snapshot_bytes > max {
-            let failure = RunResult::Failed {
-                error: messages::snapshot_limit(snapshot_bytes, max),
-                code: ErrorCode::SnapshotLimitExceeded,
-                output,
-                replay_safe: false,
-                telemetry: Default::default(),
-            };
-            return Some((self, failure));
+            let error = messages::snapshot_limit(snapshot_bytes, max);
+            let failure = RunResult::failed(ErrorCode::SnapshotLimitExceeded, error);
+            return Ending::Report(self, failure.with_output(output));
         }
-        // The same id while nothing new could run; a new one when the VM parks
-        // anew.
-        let previous = self.run_id.clone();
-        let id = match (&previous, self.progressed) {
+        let previous = self.id.clone();
+        let id = match (&previous, self.fed) {
             (Some(id), false) => id.clone(),
             _ => format!("cm_{}", uuid::Uuid::new_v4()),
         };
-        let mut result = RunResult::Waiting {
+        let waiting = RunResult::Waiting {
             run_id: id.clone(),
             reason,
             pending_tool_calls,
             snapshot_bytes: snapshot_bytes as u64,
             output,
-            replay_safe: self.restart_safe,
-            telemetry: self.surface.telemetry(),
+            replay_safe: false,
+            telemetry: Default::default(),
         };
+        let expires = Instant::now() + Duration::from_secs(self.config.snapshot_ttl_seconds);
         let leg = self.leg.take();
-        let ttl = Duration::from_secs(self.config.snapshot_ttl_seconds);
-        self.run_id = Some(id.clone());
-        let store = self.store.clone();
-        match store.park(id, previous.as_deref(), Box::new(self), ttl) {
-            Ok(()) => {
-                if let Some(leg) = leg {
-                    leg.report(result);
-                }
-                None
-            }
-            Err((run, message)) => {
-                let mut run = *run;
-                run.run_id = None;
-                run.leg = leg;
-                let code = match message {
-                    messages::CLOSED => ErrorCode::RuntimeUnavailable,
-                    _ => ErrorCode::InvalidInput,
-                };
-                let output = match &mut result {
-                    RunResult::Waiting { output, .. } => std::mem::take(output),
-                    _ => Vec::new(),
-                };
-                let failure = RunResult::Failed {
-                    error: message.to_owned(),
-                    code,
-                    output,
-                    replay_safe: false,
-                    telemetry: Default::default(),
-                };
-                Some((run, failure))
-            }
-        }
+        Ending::Park(Parking {
+            run: Box::new(self),
+            id,
+            previous,
+            expires,
+            waiting,
+            leg,
+        })
     }
 
-    /// Drops a run whose worker the watchdog abandoned: its call is answered
-    /// (a timeout, if nobody answered yet), the rest as [`ActiveRun::discard`].
-    pub(in crate::runs) fn abandon(mut self) {
-        if let Some(leg) = self.leg.take() {
-            leg.time_out();
-        }
-        if let Some(id) = self.run_id.take() {
-            self.store.release(&id);
+    /// The id the run is parked under, or was resumed from.
+    pub(in crate::runs) fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    /// Records the id the store parks the run under.
+    pub(in crate::runs) fn parked_as(&mut self, id: String) {
+        self.id = Some(id);
+    }
+
+    /// Gives back the leg a refused parking took out.
+    pub(in crate::runs) fn with_leg(mut self, leg: Option<Arc<Leg>>) -> Self {
+        self.leg = leg;
+        self
+    }
+
+    /// The result for a run whose worker the watchdog abandoned (its call
+    /// was answered already, unless it got out just in time).
+    pub(in crate::runs) fn overdue_result(&self) -> RunResult {
+        let overdue = self.leg.as_ref().map(|leg| leg.overdue_result());
+        overdue.unwrap_or_else(|| RunResult::failed(ErrorCode::InternalError, messages::INTERNAL))
+    }
+
+    /// Reports a final result: nested calls still in flight are aborted
+    /// before the result is out, and the VM is torn down after.
+    pub(in crate::runs) fn report(mut self, result: RunResult) {
+        let leg = self.leg.take();
+        self.abort_in_flight();
+        if let Some(leg) = leg {
+            leg.report(result);
         }
         self.discard();
     }
 
     /// Frees the run: aborts its nested calls in flight and drops the VM.
     pub(in crate::runs) fn discard(mut self) {
-        self.inbox.set_waker(None);
+        self.arrivals.set_waker(None);
         self.abort_in_flight();
         let vm = self.vm.take();
         let _ = catch_unwind(AssertUnwindSafe(move || drop(vm)));
@@ -143,7 +134,7 @@ impl ActiveRun {
             .map(|vm| vm.calls().forget_in_flight())
             .unwrap_or_default();
         if !in_flight.is_empty() {
-            self.surface.host.abort(in_flight);
+            self.agent_run.host.abort(in_flight);
         }
     }
 }

@@ -1,8 +1,8 @@
 //! One run on a worker. An exec leg prepares the source, binds a fresh VM and
 //! evaluates; a wait leg takes a parked run back. Either then alternates
 //! between driving the guest and feeding it settled nested calls until the run
-//! completes, fails, yields, or its budget ends with calls pending: then it
-//! parks (SPEC 8).
+//! completes, fails, yields, or its budget ends with calls pending. How a leg
+//! ends is decided in [`end`]; the store acts on it.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -11,117 +11,103 @@ use std::time::Instant;
 mod end;
 mod spare;
 
-use spare::fresh_vm;
+pub(super) use end::{Ending, Parking};
 pub(super) use spare::refill_spare;
 
-use super::host::{Dispatch, Inbox, Reply, Waker};
-use super::store::{RunScope, Store};
-use super::{ExecRequest, Leg, RunSurface, WaitRequest, JS_STACK_BYTES};
+use super::agent_run::AgentRun;
+use super::host::{Arrivals, Dispatch, Reply, Waker};
+use super::leg::Leg;
+use super::request::{ExecRequest, WaitRequest};
 use crate::config::CodeModeConfig;
+use crate::limits::{JS_STACK_BYTES, MAX_BRIDGE_BYTES};
 use crate::messages;
 use crate::result::{ErrorCode, RunResult, WaitReason};
-use crate::sandbox::{CellOutcome, Control, Stop, Vm, VmLimits};
+use crate::sandbox::{CellOutcome, Control, Stop, VmLimits};
 use crate::source::{self, SourceError};
-
-/// The most bytes of tool input (all pending calls of a run together) or of
-/// one tool result that cross the bridge: the host parses them on the Node
-/// thread, so they stay small enough not to stall it for long.
-pub const MAX_BRIDGE_BYTES: u64 = 16 * 1024 * 1024;
+use spare::fresh_vm;
 
 /// Work handed to a worker: a new run, or a parked one to resume.
 pub(super) struct Job {
-    pub(super) kind: JobKind,
-    pub(super) control: Arc<Control>,
-    pub(super) leg: Arc<Leg>,
-    pub(super) store: Arc<Store>,
+    kind: JobKind,
+    control: Arc<Control>,
+    leg: Arc<Leg>,
 }
 
-pub(super) enum JobKind {
+enum JobKind {
     Exec(ExecRequest),
-    Resume(Box<ActiveRun>, WaitRequest),
+    Resume(Box<Run>, WaitRequest),
+}
+
+/// Where a run stands after the worker drove it.
+pub(super) enum Step {
+    /// Waiting for nested calls to settle: the worker holds it.
+    Awaiting(Run),
+    /// The leg is over; [`Run::finish`] says what happens next.
+    Ended(Run, End),
 }
 
 impl Job {
+    pub(super) fn exec(request: ExecRequest, control: Arc<Control>, leg: Arc<Leg>) -> Self {
+        Self {
+            kind: JobKind::Exec(request),
+            control,
+            leg,
+        }
+    }
+
+    pub(super) fn resume(
+        run: Run,
+        request: WaitRequest,
+        control: Arc<Control>,
+        leg: Arc<Leg>,
+    ) -> Self {
+        Self {
+            kind: JobKind::Resume(Box::new(run), request),
+            control,
+            leg,
+        }
+    }
+
     /// The call waiting for this job.
     pub(super) fn leg(&self) -> Arc<Leg> {
         self.leg.clone()
     }
 
-    /// Reports without running: the workers are shut down.
-    pub(super) fn refuse(self) {
-        let mut result = stopped_result(Stop::Closed);
+    /// Answers without running (the workers are shut down). Returns the run a
+    /// wait had taken, for the store to drop.
+    pub(super) fn refuse(self) -> Option<Run> {
+        self.leg.report(stopped_result(Stop::Closed));
         match self.kind {
-            JobKind::Exec(request) => result.set_telemetry(request.surface.telemetry()),
-            JobKind::Resume(run, _) => {
-                result.set_telemetry(run.surface.telemetry());
-                self.store.bury(*run);
-            }
+            JobKind::Exec(_) => None,
+            JobKind::Resume(run, _) => Some(*run),
         }
-        self.leg.report(result);
     }
 
-    /// Starts the leg on this worker. Returns the run while it awaits nested
-    /// calls; otherwise it has already reported.
-    pub(super) fn start(self, waker: Waker) -> Option<ActiveRun> {
-        let Job {
-            kind,
-            control,
-            leg,
-            store,
-        } = self;
+    /// Starts the leg on this worker.
+    pub(super) fn start(self, waker: Waker) -> Step {
+        let Job { kind, control, leg } = self;
         let (mut run, request) = match kind {
-            JobKind::Exec(request) => {
-                let run = ActiveRun {
-                    vm: None,
-                    control: control.clone(),
-                    inbox: Arc::new(Inbox::default()),
-                    surface: request.surface.clone(),
-                    scope: request.scope.clone(),
-                    config: request.config.clone(),
-                    restart_safe: request.input.restart_safe,
-                    run_id: None,
-                    progressed: false,
-                    fed: false,
-                    leg: Some(leg),
-                    end: None,
-                    store,
-                };
-                (run, Ok(request))
-            }
+            JobKind::Exec(request) => (Run::new(&request, control.clone(), leg), Ok(request)),
             JobKind::Resume(run, request) => {
                 let mut run = *run;
-                run.control = control.clone();
-                run.config = request.config.clone();
-                run.leg = Some(leg);
-                run.progressed = false;
-                run.fed = false;
+                run.take_leg(control.clone(), leg, request.agent_run.config.clone());
                 (run, Err(request))
             }
         };
-        run.inbox.set_waker(Some(waker));
-        {
-            let inbox = Arc::downgrade(&run.inbox);
-            control.on_stop(move || {
-                if let Some(inbox) = inbox.upgrade() {
-                    inbox.poke();
-                }
-            });
-        }
+        run.arrivals.set_waker(Some(waker));
+        let arrivals = Arc::downgrade(&run.arrivals);
+        control.on_stop(move || {
+            if let Some(arrivals) = arrivals.upgrade() {
+                arrivals.poke();
+            }
+        });
         let begun = catch_unwind(AssertUnwindSafe(|| match &request {
             Ok(request) => run.begin(request),
             Err(request) => run.resume(request),
         }));
-        let end = match begun {
-            Ok(end) => end,
-            Err(_) => Some(End::internal()),
-        };
-        match end {
-            Some(end) => {
-                run.end = Some(end);
-                run.finish();
-                None
-            }
-            None => Some(run),
+        match begun.unwrap_or_else(|_| Some(End::internal())) {
+            Some(end) => Step::Ended(run, end),
+            None => Step::Awaiting(run),
         }
     }
 }
@@ -141,46 +127,57 @@ impl End {
     }
 }
 
-/// A run: its VM, its mailbox, and the leg driving it now.
-pub(super) struct ActiveRun {
-    vm: Option<Vm>,
+/// A code-mode run: its VM, the settlements arriving for it, and the leg
+/// driving it now. The same value is held by a worker while a leg runs and by
+/// the store while it is parked.
+pub(super) struct Run {
+    vm: Option<crate::sandbox::Vm>,
     /// The control block of the current leg.
     control: Arc<Control>,
-    inbox: Arc<Inbox>,
-    surface: Arc<RunSurface>,
-    scope: Arc<RunScope>,
-    /// The configuration of the current leg.
+    arrivals: Arc<Arrivals>,
+    agent_run: Arc<AgentRun>,
+    /// The configuration of the current leg (a wait brings its own).
     config: Arc<CodeModeConfig>,
     restart_safe: bool,
-    /// The id it was parked under, while resumed.
-    run_id: Option<String>,
-    /// Whether this leg fed the guest anything (settlements or a yield answer).
-    progressed: bool,
-    /// Whether this leg fed the guest and drove it once since (restart-safe
-    /// runs park at the next await).
+    /// The id the run is parked under, or was resumed from.
+    id: Option<String>,
+    /// Whether this leg fed the guest anything (settlements or a yield
+    /// answer): a run parks under a new id then, and a restart-safe run parks
+    /// at its next await.
     fed: bool,
     /// The exec or wait call waiting for this leg's result.
     leg: Option<Arc<Leg>>,
-    end: Option<End>,
-    store: Arc<Store>,
 }
 
-// SAFETY: a run moves between threads as one unit (a worker, the store, the
-// expiry thread); its VM is only ever used by the thread holding the run. See
-// `Vm`'s own `Send`.
-unsafe impl Send for ActiveRun {}
-
-impl ActiveRun {
-    pub(super) fn scope(&self) -> &RunScope {
-        &self.scope
+impl Run {
+    fn new(request: &ExecRequest, control: Arc<Control>, leg: Arc<Leg>) -> Self {
+        Self {
+            vm: None,
+            control,
+            arrivals: Arc::new(Arrivals::default()),
+            agent_run: request.agent_run.clone(),
+            config: request.agent_run.config.clone(),
+            restart_safe: request.input.restart_safe,
+            id: None,
+            fed: false,
+            leg: Some(leg),
+        }
     }
 
-    pub(super) fn scope_arc(&self) -> Arc<RunScope> {
-        self.scope.clone()
+    /// Binds the run to the leg of a wait that resumes it.
+    fn take_leg(&mut self, control: Arc<Control>, leg: Arc<Leg>, config: Arc<CodeModeConfig>) {
+        self.control = control;
+        self.leg = Some(leg);
+        self.config = config;
+        self.fed = false;
     }
 
-    pub(super) fn surface(&self) -> Arc<RunSurface> {
-        self.surface.clone()
+    pub(super) fn owner(&self) -> &super::agent_run::RunOwner {
+        &self.agent_run.owner
+    }
+
+    pub(super) fn agent_run(&self) -> Arc<AgentRun> {
+        self.agent_run.clone()
     }
 
     pub(super) fn restart_safe(&self) -> bool {
@@ -190,6 +187,10 @@ impl ActiveRun {
     /// The call waiting for this leg, for the watchdog.
     pub(super) fn leg(&self) -> Option<Arc<Leg>> {
         self.leg.clone()
+    }
+
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        self.control.deadline()
     }
 
     /// Prepares the source, binds a VM and evaluates.
@@ -214,14 +215,7 @@ impl ActiveRun {
                 return Some(End::Result(RunResult::failed(code, error.message())));
             }
         };
-        let config = &request.config;
-        let limits = VmLimits {
-            memory_bytes: config.memory_limit_bytes as usize,
-            stack_bytes: JS_STACK_BYTES,
-            max_output_bytes: config.max_output_bytes as usize,
-            max_bridge_bytes: (config.memory_limit_bytes / 2).min(MAX_BRIDGE_BYTES) as usize,
-        };
-        let vm = match fresh_vm(limits, &self.control, &self.surface) {
+        let vm = match fresh_vm(self.limits(), &self.control, &self.agent_run) {
             Ok(vm) => vm,
             Err(error) => {
                 let message = format!("code mode runtime could not start: {error}");
@@ -238,6 +232,16 @@ impl ActiveRun {
         self.advance(outcome)
     }
 
+    fn limits(&self) -> VmLimits {
+        let config = &self.config;
+        VmLimits {
+            memory_bytes: config.memory_limit_bytes as usize,
+            stack_bytes: JS_STACK_BYTES,
+            max_output_bytes: config.max_output_bytes as usize,
+            max_bridge_bytes: (config.memory_limit_bytes / 2).min(MAX_BRIDGE_BYTES) as usize,
+        }
+    }
+
     /// Takes a parked run back: new control block, settled results and yield
     /// answers fed in.
     fn resume(&mut self, request: &WaitRequest) -> Option<End> {
@@ -247,33 +251,19 @@ impl ActiveRun {
         let vm = self.vm.as_mut()?;
         vm.rebind(self.control.clone());
         vm.calls().set_parent(request.parent_tool_call_id.clone());
-        let settled = self.inbox.take();
-        let yielded = vm.calls().yielded();
-        if settled.is_empty() && !yielded {
+        let settled = self.arrivals.take();
+        if settled.is_empty() && !vm.calls().yielded() {
             self.dispatch();
             return None;
         }
-        self.progressed = true;
         let outcome = vm.settle(settled, true);
         self.fed = true;
         self.advance(outcome)
     }
 
-    /// Called when the worker wakes: true when the leg has ended (see
-    /// [`ActiveRun::finish`]).
-    pub(super) fn poll(&mut self) -> bool {
-        let step = catch_unwind(AssertUnwindSafe(|| self.step()));
-        let end = match step {
-            Ok(end) => end,
-            Err(_) => Some(End::internal()),
-        };
-        match end {
-            Some(end) => {
-                self.end = Some(end);
-                true
-            }
-            None => false,
-        }
+    /// Called when the worker wakes: `Some` when the leg has ended.
+    pub(super) fn poll(&mut self) -> Option<End> {
+        catch_unwind(AssertUnwindSafe(|| self.step())).unwrap_or_else(|_| Some(End::internal()))
     }
 
     fn step(&mut self) -> Option<End> {
@@ -281,21 +271,20 @@ impl ActiveRun {
             return Some(End::Result(self.stopped(stop)));
         }
         // Budget over with calls pending: park. Results that arrived meanwhile
-        // stay in the inbox for the next wait.
-        if self.control.should_interrupt() {
+        // stay for the next wait.
+        if self.control.enforce_deadline() {
             return Some(match self.control.stopped() {
                 Some(Stop::Timeout) | None => End::Park(self.wait_reason()),
                 Some(stop) => End::Result(self.stopped(stop)),
             });
         }
-        let settled = self.inbox.take();
-        if !settled.is_empty() {
-            self.progressed = true;
-            let outcome = self.vm.as_mut()?.settle(settled, false);
-            self.fed = true;
-            return self.advance(outcome);
+        let settled = self.arrivals.take();
+        if settled.is_empty() {
+            return None;
         }
-        None
+        let outcome = self.vm.as_mut()?.settle(settled, false);
+        self.fed = true;
+        self.advance(outcome)
     }
 
     fn wait_reason(&self) -> WaitReason {
@@ -307,7 +296,7 @@ impl ActiveRun {
 
     /// What to do after the guest ran as far as it could.
     fn advance(&mut self, outcome: CellOutcome) -> Option<End> {
-        let (error, code) = match outcome {
+        let (code, error) = match outcome {
             CellOutcome::Completed(value) => {
                 return Some(End::Result(RunResult::Completed {
                     value,
@@ -316,7 +305,7 @@ impl ActiveRun {
                     telemetry: Default::default(),
                 }))
             }
-            CellOutcome::Failed(code, error) => (error, code),
+            CellOutcome::Failed(code, error) => (code, error),
             CellOutcome::Pending => {
                 self.dispatch();
                 let calls = self.vm.as_ref()?.calls();
@@ -325,25 +314,22 @@ impl ActiveRun {
                 }
                 if calls.has_host_work() {
                     // Restart-safe runs never drain inline: every await parks.
-                    let exec_leg = self.run_id.is_none();
+                    let exec_leg = self.id.is_none();
                     if self.restart_safe && (exec_leg || self.fed) {
                         return Some(End::Park(WaitReason::PendingTools));
                     }
                     return None;
                 }
                 (
-                    messages::PENDING_WITHOUT_HOST_WORK.to_owned(),
                     ErrorCode::InternalError,
+                    messages::PENDING_WITHOUT_HOST_WORK.to_owned(),
                 )
             }
         };
-        Some(End::Result(RunResult::Failed {
-            error,
-            code,
-            output: self.vm.as_ref()?.take_output(),
-            replay_safe: false,
-            telemetry: Default::default(),
-        }))
+        let output = self.vm.as_ref()?.take_output();
+        Some(End::Result(
+            RunResult::failed(code, error).with_output(output),
+        ))
     }
 
     /// Starts queued nested calls while fewer than `maxPendingToolCalls` are in
@@ -366,38 +352,28 @@ impl ActiveRun {
                 input: std::mem::take(&mut call.input),
                 tool_call_id: call.tool_call_id.clone(),
                 parent_tool_call_id: call.parent_tool_call_id.clone(),
-                code_mode_run_id: self.run_id.clone(),
+                code_mode_run_id: self.id.clone(),
                 reply: Reply {
-                    inbox: self.inbox.clone(),
+                    arrivals: self.arrivals.clone(),
                     key,
                 },
             })
             .collect();
         drop(calls);
         if !batch.is_empty() {
-            self.surface.host.dispatch(batch);
+            self.agent_run.host.dispatch(batch);
         }
     }
 
-    /// The result of a run stopped from outside or by its budget.
+    /// The result of a run stopped from outside or by its budget, with the
+    /// output produced meanwhile.
     fn stopped(&mut self, stop: Stop) -> RunResult {
-        let (code, message) = stop.error();
         let output = self
             .vm
             .as_ref()
             .map(|vm| vm.take_output())
             .unwrap_or_default();
-        RunResult::Failed {
-            error: message.to_owned(),
-            code,
-            output,
-            replay_safe: false,
-            telemetry: Default::default(),
-        }
-    }
-
-    pub(super) fn deadline(&self) -> Option<Instant> {
-        self.control.deadline()
+        stopped_result(stop).with_output(output)
     }
 }
 

@@ -4,7 +4,8 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use crate::runs::{RunSurface, JS_STACK_BYTES};
+use crate::limits::JS_STACK_BYTES;
+use crate::runs::agent_run::AgentRun;
 use crate::sandbox::{Control, Vm, VmLimits};
 
 thread_local! {
@@ -27,12 +28,12 @@ pub(in crate::runs) fn refill_spare() {
 pub(super) fn fresh_vm(
     limits: VmLimits,
     control: &Arc<Control>,
-    surface: &RunSurface,
+    agent_run: &AgentRun,
 ) -> rquickjs::Result<Vm> {
     let vm = match SPARE.with(|spare| spare.borrow_mut().take()) {
         Some(vm) => vm,
         None => Vm::blank(limits.stack_bytes)?,
     };
-    vm.bind(limits, control.clone(), Some(surface.bridge.clone()))?;
+    vm.bind(limits, control.clone(), agent_run.toolbox.clone())?;
     Ok(vm)
 }

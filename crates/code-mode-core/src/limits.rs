@@ -1,0 +1,44 @@
+//! The fixed bounds that protect the host, in one place. Configurable limits
+//! (`timeoutMs`, `memoryLimitBytes`, ...) live in [`crate::config`]; these are
+//! not configurable. `docs/limits.md` lists every bound and what happens when
+//! a cell reaches it.
+
+use std::time::Duration;
+
+/// The largest cell source, in bytes of UTF-8.
+pub const MAX_SOURCE_BYTES: usize = 1024 * 1024;
+
+/// JS stack a cell may use before an ordinary `RangeError`.
+pub const JS_STACK_BYTES: usize = 4 * 1024 * 1024;
+
+/// Virtual size of a worker thread's stack: far larger than
+/// [`JS_STACK_BYTES`], so QuickJS's own stack check always fires first. Only
+/// the touched pages cost memory.
+pub const WORKER_STACK_BYTES: usize = 256 * 1024 * 1024;
+
+/// The most bytes of tool input (all pending calls of a run together) or of
+/// one tool result that cross the bridge. The effective budget is half the
+/// run's memory limit, at most this: the host parses these bytes on the Node
+/// thread, so they stay small enough not to stall it for long.
+pub const MAX_BRIDGE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Queued (not yet dispatched) nested calls a run may hold; in-flight calls
+/// are bounded by `maxPendingToolCalls`.
+pub const MAX_QUEUED_CALLS: usize = 1024;
+
+/// Parked runs one engine holds at once.
+pub const MAX_PARKED_RUNS: usize = 64;
+
+/// How deep a value may nest when it crosses the bridge. Deeper parts of a
+/// final value or `json()` item become `"[Too deep]"`; a deeper tool input is
+/// refused; a deeper tool result fails its call.
+pub const MAX_DEPTH: usize = 1000;
+
+/// The name and the message of an uncaught guest error are each cut to this
+/// many bytes: the error text of a result is not an output channel.
+pub const MAX_ERROR_PART_BYTES: usize = 4096;
+
+/// How long a leg may overstay its deadline (or a stop) inside one step, stuck
+/// in a builtin that never polls the interrupt handler, before the watchdog
+/// answers its call and abandons its worker thread.
+pub const WATCHDOG_GRACE: Duration = Duration::from_millis(500);

@@ -1,0 +1,56 @@
+//! Planning one agent run: whether code mode applies, its catalog, and the
+//! tools the model sees. Pure: the binding reads the run context, plans here,
+//! then builds the run surface from the plan.
+
+use std::sync::Arc;
+
+use super::{exec_description, model_tools, DescriptionContext, ModelTool, EXEC, WAIT};
+use crate::catalog::{Catalog, ToolSpec};
+use crate::config::CodeModeConfig;
+
+/// What `prepareRun` decides for one agent run.
+#[derive(Debug)]
+pub struct RunPlan {
+    /// Code mode applies: enabled, and the run has tools.
+    pub active: bool,
+    /// The run catalog; empty when inactive.
+    pub catalog: Arc<Catalog>,
+    /// What the provider payload may carry.
+    pub model_tools: Vec<ModelTool>,
+    /// Their names, in order (telemetry's `visibleTools`).
+    pub visible_tools: Vec<String>,
+    /// Names a provider payload may carry besides exec and wait (active), or
+    /// the run's unchanged tool names (inactive).
+    pub allowed_payload: Vec<String>,
+}
+
+/// Plans a run. A run that intentionally has no tools (`disable_tools`, or an
+/// empty list) never activates and shows the model no tools.
+pub fn plan_run(config: &CodeModeConfig, tools: &[ToolSpec], disable_tools: bool) -> RunPlan {
+    let toolless = disable_tools || tools.is_empty();
+    let active = config.enabled && !toolless;
+    let catalog = Arc::new(Catalog::build(if active { tools } else { &[] }));
+    let description = exec_description(&DescriptionContext {
+        has_mcp: false,
+        mcp_servers: Vec::new(),
+        namespaces: Vec::new(),
+        languages: config.languages.clone(),
+    });
+    let model_tools = match toolless {
+        true => Vec::new(),
+        false => model_tools(active, tools, description, &config.languages),
+    };
+    let visible_tools: Vec<String> = model_tools.iter().map(|tool| tool.name.clone()).collect();
+    let allowed_payload = visible_tools
+        .iter()
+        .filter(|name| !active || !matches!(name.as_str(), EXEC | WAIT))
+        .cloned()
+        .collect();
+    RunPlan {
+        active,
+        catalog,
+        model_tools,
+        visible_tools,
+        allowed_payload,
+    }
+}

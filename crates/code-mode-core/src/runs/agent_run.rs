@@ -1,0 +1,74 @@
+//! What every cell of one agent run shares: its configuration, the toolbox its
+//! guests work with, the host its nested calls go to, the model-visible tool
+//! names, and who owns its parked runs. Built once per `prepareRun`.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::host::Host;
+use crate::catalog::Catalog;
+use crate::config::CodeModeConfig;
+use crate::result::{SourceCounts, Telemetry};
+use crate::sandbox::Toolbox;
+
+/// Who may resume a parked run: the agent run and the session that made it.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct RunOwner {
+    pub agent_run_id: String,
+    pub session_id: Option<String>,
+    pub session_key: Option<String>,
+    pub agent_id: Option<String>,
+}
+
+pub struct AgentRun {
+    /// The resolved configuration (the agent's value merged over the global one).
+    pub config: Arc<CodeModeConfig>,
+    pub toolbox: Arc<Toolbox>,
+    pub host: Arc<dyn Host>,
+    /// Model-visible tool names (exec, wait and the direct-only tools).
+    pub visible_tools: Vec<String>,
+    pub owner: RunOwner,
+}
+
+impl AgentRun {
+    pub fn new(
+        config: Arc<CodeModeConfig>,
+        catalog: Arc<Catalog>,
+        host: Arc<dyn Host>,
+        visible_tools: Vec<String>,
+        owner: RunOwner,
+    ) -> Arc<Self> {
+        let toolbox = Arc::new(Toolbox {
+            catalog,
+            search_default_limit: config.search_default_limit as usize,
+            max_search_limit: config.max_search_limit as usize,
+            counters: Default::default(),
+        });
+        Arc::new(Self {
+            config,
+            toolbox,
+            host,
+            visible_tools,
+            owner,
+        })
+    }
+
+    /// The telemetry block of every result: cumulative for the agent run.
+    pub fn telemetry(&self) -> Telemetry {
+        let catalog = &self.toolbox.catalog;
+        let (openclaw, mcp, client) = catalog.source_counts();
+        let counters = &self.toolbox.counters;
+        Telemetry {
+            catalog_size: catalog.size() as u64,
+            sources: SourceCounts {
+                openclaw: openclaw as u64,
+                mcp: mcp as u64,
+                client: client as u64,
+            },
+            search_count: counters.search.load(Ordering::Relaxed),
+            describe_count: counters.describe.load(Ordering::Relaxed),
+            call_count: counters.call.load(Ordering::Relaxed),
+            visible_tools: self.visible_tools.clone(),
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! A nested call from the guest: its input converted to JSON within the run's
+//! bridge budget, a guest promise, and an entry queued in the call table.
+
+use std::sync::atomic::Ordering;
+
+use rquickjs::{Ctx, Persistent, Promise, Value};
+
+use super::feed::settled_promise;
+use crate::catalog::{CatalogEntry, ToolSource};
+use crate::limits::MAX_QUEUED_CALLS;
+use crate::messages;
+use crate::sandbox::calls::{CallKey, GuestCall};
+use crate::sandbox::control::Stop;
+use crate::sandbox::js::terminate;
+use crate::sandbox::json::{to_json, ConvertError, Depth};
+use crate::sandbox::state::SharedState;
+use crate::sandbox::toolbox::Toolbox;
+
+/// Makes the guest promise of a nested call and queues the call. A call that
+/// cannot be queued rejects its promise; a restart-safe refusal ends the run.
+pub(super) fn enqueue<'js>(
+    ctx: &Ctx<'js>,
+    state: &SharedState,
+    toolbox: &Toolbox,
+    entry: &CatalogEntry,
+    input: Option<Value<'js>>,
+) -> rquickjs::Result<Promise<'js>> {
+    let restart_safe = state.calls.borrow().restart_safe;
+    if restart_safe && !(entry.replay_safe && entry.source == ToolSource::Openclaw) {
+        return Err(terminate(ctx, &state.control(), Stop::RestartSafeTool));
+    }
+    if state.calls.borrow().queued.len() >= MAX_QUEUED_CALLS {
+        return settled_promise(ctx, Err(messages::TOO_MANY_QUEUED_CALLS.to_owned()));
+    }
+    let input = match input_json(ctx, state, input)? {
+        Ok(input) => input,
+        Err(message) => return settled_promise(ctx, Err(message)),
+    };
+    // Getters in the input may have queued calls of their own meanwhile.
+    {
+        let table = state.calls.borrow();
+        let refusal = if table.queued.len() >= MAX_QUEUED_CALLS {
+            Some(messages::TOO_MANY_QUEUED_CALLS.to_owned())
+        } else if table.input_bytes + input.len() > table.max_bridge_bytes {
+            Some(messages::tool_input_too_large(table.max_bridge_bytes))
+        } else {
+            None
+        };
+        drop(table);
+        if let Some(message) = refusal {
+            return settled_promise(ctx, Err(message));
+        }
+    }
+    let (promise, resolve, reject) = ctx.promise()?;
+    let n = toolbox.counters.nested_seq.fetch_add(1, Ordering::Relaxed) + 1;
+    let mut table = state.calls.borrow_mut();
+    table.input_bytes += input.len();
+    let parent = table.parent.clone();
+    let key = CallKey::next();
+    let tool_call_id = format!(
+        "code_mode:{}:{}:{n}",
+        parent.as_deref().unwrap_or("exec"),
+        entry.name
+    );
+    table.calls.insert(
+        key,
+        GuestCall {
+            tool_id: entry.id.clone(),
+            name: entry.name.clone(),
+            source: entry.source,
+            source_name: entry.source_name.clone(),
+            input_len: input.len(),
+            input,
+            tool_call_id,
+            parent_tool_call_id: parent,
+            method: "call",
+            in_flight: false,
+            resolve: Persistent::save(ctx, resolve),
+            reject: Persistent::save(ctx, reject),
+        },
+    );
+    table.queued.push_back(key);
+    Ok(promise)
+}
+
+/// The input as JSON text within what is left of the run's bridge budget
+/// (`undefined` is `{}`), or the message the call rejects with. A stop during
+/// the conversion (getters are guest code) ends the run.
+fn input_json<'js>(
+    ctx: &Ctx<'js>,
+    state: &SharedState,
+    input: Option<Value<'js>>,
+) -> rquickjs::Result<Result<String, String>> {
+    let input = input.unwrap_or_else(|| Value::new_undefined(ctx.clone()));
+    if input.is_undefined() {
+        return Ok(Ok("{}".to_owned()));
+    }
+    let (max, held) = {
+        let table = state.calls.borrow();
+        (table.max_bridge_bytes, table.input_bytes)
+    };
+    let tag = state.tag(ctx)?;
+    let control = state.control();
+    match to_json(
+        ctx,
+        &tag,
+        &control,
+        input,
+        max.saturating_sub(held),
+        Depth::Refuse,
+    ) {
+        Ok(json) => Ok(Ok(json)),
+        Err(ConvertError::TooLarge) => Ok(Err(messages::tool_input_too_large(max))),
+        Err(ConvertError::TooDeep) => Ok(Err(messages::tool_input_too_deep())),
+        Err(ConvertError::Stopped) => Err(terminate(ctx, &control, Stop::Timeout)),
+    }
+}

@@ -1,0 +1,161 @@
+//! The run's nested calls as data: the table of queued, in-flight and yielded
+//! calls, and the value types that name a call and say how it ended. The
+//! engine (`runs`) reads these; the bridge fills the table and feeds
+//! settlements back into the guest.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rquickjs::{Function, Persistent};
+
+use crate::catalog::ToolSource;
+use crate::result::PendingCall;
+
+/// Identifies one nested call within the process (unique for its lifetime).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CallKey(pub u64);
+
+impl CallKey {
+    /// A key never handed out before in this process.
+    pub fn next() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Self(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// How a nested call ended: JSON text of the value, or an error message.
+pub type Settlement = Result<String, String>;
+
+/// One nested call made by the guest.
+pub struct GuestCall {
+    pub tool_id: String,
+    pub name: String,
+    pub source: ToolSource,
+    pub source_name: Option<String>,
+    /// Taken when the call is dispatched.
+    pub input: String,
+    pub(super) input_len: usize,
+    pub tool_call_id: String,
+    pub parent_tool_call_id: Option<String>,
+    pub method: &'static str,
+    pub(super) in_flight: bool,
+    pub(super) resolve: Persistent<Function<'static>>,
+    pub(super) reject: Persistent<Function<'static>>,
+}
+
+/// A `yield_control(reason)` waiting for the next `wait`.
+pub(super) struct Yield {
+    pub(super) id: String,
+    pub(super) reason: Option<String>,
+    pub(super) resolve: Persistent<Function<'static>>,
+}
+
+/// The run's nested calls: queued ones (FIFO) and in-flight ones, and yields.
+#[derive(Default)]
+pub struct CallTable {
+    /// Only search, describe, yield and replay-safe OpenClaw tools.
+    pub(super) restart_safe: bool,
+    pub(super) yields: Vec<Yield>,
+    /// The exec/wait call that new nested calls belong to.
+    pub(super) parent: Option<String>,
+    pub(super) calls: BTreeMap<CallKey, GuestCall>,
+    pub(super) queued: VecDeque<CallKey>,
+    pub(super) in_flight: usize,
+    /// Bytes of tool input held for queued and in-flight calls.
+    pub(super) input_bytes: usize,
+    /// Byte cap of one tool result crossing the bridge, and of the inputs of
+    /// all pending calls together (host memory the guest's meter cannot see).
+    pub(super) max_bridge_bytes: usize,
+}
+
+impl CallTable {
+    pub fn set_parent(&mut self, parent: Option<String>) {
+        self.parent = parent;
+    }
+
+    /// Whether anything is queued, in flight or yielded.
+    pub fn has_host_work(&self) -> bool {
+        !self.calls.is_empty() || !self.yields.is_empty()
+    }
+
+    /// Whether the guest asked to yield.
+    pub fn yielded(&self) -> bool {
+        !self.yields.is_empty()
+    }
+
+    /// What a `waiting` result lists: calls in the order they were made, then
+    /// yields.
+    pub fn pending_calls(&self) -> Vec<PendingCall> {
+        let calls = self.calls.values().map(|call| PendingCall {
+            id: call.tool_call_id.clone(),
+            method: call.method,
+            tool_id: Some(call.tool_id.clone()),
+        });
+        let yields = self.yields.iter().map(|entry| PendingCall {
+            id: entry.id.clone(),
+            method: "yield",
+            tool_id: None,
+        });
+        calls.chain(yields).collect()
+    }
+
+    /// Bytes of tool input held for pending calls (part of a parked run's size).
+    pub fn input_bytes(&self) -> usize {
+        self.input_bytes
+    }
+
+    /// Takes queued calls, oldest first, while fewer than `max_in_flight` are in
+    /// flight, and marks them in flight.
+    pub fn start_queued(&mut self, max_in_flight: usize) -> Vec<(CallKey, &mut GuestCall)> {
+        let mut started = Vec::new();
+        while self.in_flight < max_in_flight {
+            let Some(key) = self.queued.pop_front() else {
+                break;
+            };
+            if let Some(call) = self.calls.get_mut(&key) {
+                call.in_flight = true;
+                self.in_flight += 1;
+                started.push(key);
+            }
+        }
+        self.calls
+            .iter_mut()
+            .filter(|(key, _)| started.contains(key))
+            .map(|(key, call)| (*key, call))
+            .collect()
+    }
+
+    /// Drops every in-flight call (the run is ending) and returns their keys.
+    pub fn forget_in_flight(&mut self) -> Vec<CallKey> {
+        let keys: Vec<CallKey> = self
+            .calls
+            .iter()
+            .filter(|(_, call)| call.in_flight)
+            .map(|(key, _)| *key)
+            .collect();
+        for key in &keys {
+            self.remove(*key);
+        }
+        keys
+    }
+
+    pub(super) fn remove(&mut self, key: CallKey) -> Option<GuestCall> {
+        let call = self.calls.remove(&key)?;
+        self.input_bytes -= call.input_len;
+        if call.in_flight {
+            self.in_flight -= 1;
+        } else {
+            self.queued.retain(|queued| *queued != key);
+        }
+        Some(call)
+    }
+
+    /// Drops every handle into the VM (before the runtime is freed).
+    pub(super) fn clear(&mut self) {
+        self.yields.clear();
+        self.input_bytes = 0;
+        self.calls.clear();
+        self.queued.clear();
+        self.in_flight = 0;
+    }
+}

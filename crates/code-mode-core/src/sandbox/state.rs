@@ -1,0 +1,59 @@
+//! What a VM's host functions share with the VM itself, behind one `Rc`.
+//!
+//! Host functions never capture a JS value directly: QuickJS cannot see
+//! references held by Rust closures, so a captured function would keep its
+//! context alive forever. They read the captured `Object.prototype.toString`
+//! from `tag`, which the VM empties before it frees the context.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::{Arc, LazyLock};
+
+use rquickjs::{Ctx, Function, Persistent};
+
+use super::calls::CallTable;
+use super::control::Control;
+use super::output::OutputLog;
+use super::toolbox::Toolbox;
+
+pub(super) type SharedState = Rc<VmState>;
+
+#[derive(Default)]
+pub(super) struct VmState {
+    /// The control block of the current exec or wait leg (none before the VM
+    /// is bound to a run).
+    pub(super) bound: RefCell<Option<Arc<Control>>>,
+    pub(super) output: RefCell<OutputLog>,
+    pub(super) tag: RefCell<Option<Persistent<Function<'static>>>>,
+    /// The run's nested calls and yields.
+    pub(super) calls: RefCell<CallTable>,
+    /// The catalog and counters of the agent run the VM is bound to.
+    pub(super) toolbox: RefCell<Option<Arc<Toolbox>>>,
+}
+
+/// What an unbound VM reads: never stopped, no deadline. No guest code runs
+/// before a VM is bound.
+static UNBOUND: LazyLock<Arc<Control>> = LazyLock::new(|| Arc::new(Control::new()));
+
+impl VmState {
+    pub(super) fn control(&self) -> Arc<Control> {
+        self.bound
+            .borrow()
+            .clone()
+            .unwrap_or_else(|| UNBOUND.clone())
+    }
+
+    /// The `Object.prototype.toString` captured before the guest ran.
+    pub(super) fn tag<'js>(&self, ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
+        let saved = self.tag.borrow().clone().ok_or(rquickjs::Error::Unknown)?;
+        saved.restore(ctx)
+    }
+
+    /// The toolbox of the bound run; an unbound VM runs no guest code.
+    pub(super) fn toolbox(&self) -> rquickjs::Result<Arc<Toolbox>> {
+        self.toolbox
+            .borrow()
+            .clone()
+            .ok_or(rquickjs::Error::Unknown)
+    }
+}

@@ -1,0 +1,71 @@
+//! A VM moved between threads at every leg, as parked runs are.
+
+use std::sync::mpsc;
+use std::sync::Arc;
+
+use super::{CellOutcome, Control, Toolbox, Vm, VmLimits};
+use crate::catalog::Catalog;
+use crate::config::Language;
+
+fn toolbox() -> Arc<Toolbox> {
+    Arc::new(Toolbox {
+        catalog: Arc::new(Catalog::build(&[])),
+        search_default_limit: 8,
+        max_search_limit: 50,
+        counters: Default::default(),
+    })
+}
+
+#[test]
+fn a_vm_resumed_on_another_thread_keeps_its_stack_budget() {
+    let limits = VmLimits {
+        memory_bytes: 64 << 20,
+        stack_bytes: 1 << 20,
+        max_output_bytes: 1 << 16,
+        max_bridge_bytes: 1 << 20,
+    };
+    let script = crate::source::prepare(
+        "const f = (n) => n === 0 ? 0 : 1 + f(n - 1); for (let i = 0; i < 20; i++) { await yield_control(); f(200) } return f(200)",
+        Language::Javascript,
+    )
+    .unwrap()
+    .script;
+    // Two threads alive at once, so their stacks lie apart; the VM moves
+    // between them at every leg.
+    type Leg = (Vm, usize);
+    let spawn = |name: &str| {
+        let (tx, rx) = mpsc::channel::<Leg>();
+        let (back_tx, back_rx) = mpsc::channel::<Leg>();
+        let handle = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                for (mut vm, leg) in rx {
+                    vm.rebind(Arc::new(Control::default()));
+                    let outcome = vm.settle(Vec::new(), true);
+                    match (leg, &outcome) {
+                        (19, CellOutcome::Completed(value)) => assert_eq!(value.get(), "200"),
+                        (_, CellOutcome::Pending) => {}
+                        _ => panic!("leg {leg}: {outcome:?}"),
+                    }
+                    back_tx.send((vm, leg)).unwrap();
+                }
+            })
+            .unwrap();
+        (tx, back_rx, handle)
+    };
+    let mut vm = Vm::blank(limits.stack_bytes).unwrap();
+    vm.bind(limits, Arc::new(Control::default()), toolbox())
+        .unwrap();
+    assert!(matches!(vm.start(&script), CellOutcome::Pending));
+    let threads = [spawn("leg-a"), spawn("leg-b")];
+    for leg in 0..20 {
+        let (tx, rx, _) = &threads[leg % 2];
+        tx.send((vm, leg)).unwrap();
+        vm = rx.recv().expect("the leg thread panicked").0;
+    }
+    drop(vm);
+    for (tx, _, handle) in threads {
+        drop(tx);
+        handle.join().unwrap();
+    }
+}

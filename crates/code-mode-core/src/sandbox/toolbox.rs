@@ -1,0 +1,27 @@
+//! What the guest's `tools` global works with: the catalog of one agent run,
+//! its search limits and its counters. Built once per `prepareRun` and shared
+//! read-only by every cell of that run.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+use crate::catalog::Catalog;
+
+/// Counters of one agent run (`telemetry` in every result), shared by all its
+/// cells.
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub search: AtomicU64,
+    pub describe: AtomicU64,
+    pub call: AtomicU64,
+    /// The `n` of nested tool call ids, from 1 per agent run.
+    pub nested_seq: AtomicU64,
+}
+
+#[derive(Debug)]
+pub struct Toolbox {
+    pub catalog: Arc<Catalog>,
+    pub search_default_limit: usize,
+    pub max_search_limit: usize,
+    pub counters: Counters,
+}

@@ -1,0 +1,144 @@
+//! A minimal threadsafe function that runs Rust on the JavaScript thread: the
+//! only raw threadsafe-function code in the binding.
+//!
+//! Why not napi's typed `ThreadsafeFunction` (as rolldown uses): it always
+//! calls one JavaScript function with arguments built from each value. Here
+//! a worker thread hands over Rust values (nested-call batches, aborts) that
+//! must be handled with the `Env` in hand: look up per-run references and
+//! call several functions of `host.js`. So this is a small fork, as
+//! lightningcss keeps one (`node/src/threadsafe_function.rs`): no JavaScript
+//! callback, a Rust handler, and unreferenced from the start so that it
+//! never keeps the process alive.
+
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+use std::sync::Arc;
+
+use napi::{sys, Env, Result};
+use parking_lot::Mutex;
+
+type Handler<M> = Box<dyn Fn(&Env, M) + Send + Sync>;
+
+/// The raw pointer; only used under [`Channel`]'s lock.
+struct Raw(sys::napi_threadsafe_function);
+
+// SAFETY: Node-API threadsafe functions may be called from any thread; the
+// pointer is only used while the lock proves it was not released.
+unsafe impl Send for Raw {}
+
+struct Inner<M> {
+    raw: Mutex<Option<Raw>>,
+    handler: Handler<M>,
+}
+
+/// A queue from any thread to a handler on the JavaScript thread.
+pub struct Channel<M: Send + 'static> {
+    inner: Arc<Inner<M>>,
+}
+
+impl<M: Send + 'static> Channel<M> {
+    /// Creates the channel on the JavaScript thread; `handler` runs there for
+    /// each message sent, until the channel is closed or Node tears down.
+    pub fn new(
+        env: &Env,
+        name: &str,
+        handler: impl Fn(&Env, M) + Send + Sync + 'static,
+    ) -> Result<Self> {
+        let inner = Arc::new(Inner {
+            raw: Mutex::new(None),
+            handler: Box::new(handler),
+        });
+        let js_name = env.create_string(name)?;
+        let context = Arc::into_raw(inner.clone()) as *mut c_void;
+        let mut raw = ptr::null_mut();
+        // SAFETY: a Node-API call on the JS thread with valid arguments; the
+        // context is the leaked `Arc`, reclaimed once by `finalize`.
+        let status = unsafe {
+            sys::napi_create_threadsafe_function(
+                env.raw(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+                napi::JsValue::raw(&js_name),
+                0,
+                1,
+                context,
+                Some(finalize::<M>),
+                context,
+                Some(call_js::<M>),
+                &mut raw,
+            )
+        };
+        if status != sys::Status::napi_ok {
+            // SAFETY: creation failed, so no finalizer will run: reclaim here.
+            drop(unsafe { Arc::from_raw(context as *const Inner<M>) });
+            return Err(napi::Error::from_reason(format!(
+                "code mode could not create its {name} channel"
+            )));
+        }
+        // SAFETY: `raw` was just created on this thread.
+        unsafe { sys::napi_unref_threadsafe_function(env.raw(), raw) };
+        *inner.raw.lock() = Some(Raw(raw));
+        Ok(Self { inner })
+    }
+
+    /// Queues `message` for the handler; dropped when the channel is closed.
+    pub fn send(&self, message: M) {
+        let guard = self.inner.raw.lock();
+        let Some(raw) = guard.as_ref() else {
+            return;
+        };
+        let data = Box::into_raw(Box::new(message));
+        // SAFETY: the pointer is live (checked under the lock); the queue
+        // takes ownership of `data` on success.
+        let status = unsafe {
+            sys::napi_call_threadsafe_function(
+                raw.0,
+                data.cast(),
+                sys::ThreadsafeFunctionCallMode::nonblocking,
+            )
+        };
+        if status != sys::Status::napi_ok {
+            // SAFETY: not queued, so still ours.
+            drop(unsafe { Box::from_raw(data) });
+        }
+    }
+
+    /// Releases the threadsafe function. Queued messages are still handled.
+    pub fn close(&self) {
+        if let Some(raw) = self.inner.raw.lock().take() {
+            // SAFETY: taken under the lock, so released exactly once.
+            unsafe {
+                sys::napi_release_threadsafe_function(
+                    raw.0,
+                    sys::ThreadsafeFunctionReleaseMode::release,
+                )
+            };
+        }
+    }
+}
+
+unsafe extern "C" fn finalize<M>(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
+    // SAFETY: `data` is the `Arc` leaked in `Channel::new`, reclaimed once here.
+    let inner = unsafe { Arc::from_raw(data as *const Inner<M>) };
+    inner.raw.lock().take();
+}
+
+unsafe extern "C" fn call_js<M>(
+    env: sys::napi_env,
+    _callback: sys::napi_value,
+    context: *mut c_void,
+    data: *mut c_void,
+) {
+    // SAFETY: every queued item is a `Box<M>` from `Channel::send`.
+    let message = unsafe { Box::from_raw(data as *mut M) };
+    if env.is_null() {
+        return;
+    }
+    let env = Env::from_raw(env);
+    // SAFETY: the context is the channel's `Inner`, alive until `finalize`,
+    // after which Node calls this no more.
+    let inner = unsafe { &*(context as *const Inner<M>) };
+    // A panic must not unwind into Node; the message is lost, nothing else.
+    let _ = catch_unwind(AssertUnwindSafe(|| (inner.handler)(&env, *message)));
+}
