@@ -45,7 +45,7 @@ export interface NestedToolCall {
   /** Catalog id, e.g. "openclaw:core:read". */
   id: string
   name: string
-  source: string
+  source: 'openclaw' | 'mcp' | 'client'
   sourceName?: string
   /** JSON-safe input. */
   input: unknown
@@ -95,8 +95,11 @@ export interface RunContext {
   disableTools?: boolean
   /** Per-agent tools.codeMode, shallow-merged over the global one. */
   agentConfig?: unknown
-  /** The gateway's normal tool path. */
-  executeTool(call: NestedToolCall): Promise<unknown>
+  /**
+   * The gateway's normal tool path. May return the result or a Promise of it;
+   * a throw or a rejection fails the call.
+   */
+  executeTool(call: NestedToolCall): unknown
   /** Trajectory + diagnostics. */
   onEvent?(event: CodeModeEvent): void
   /** Passed to namespace createScope(ctx) as ctx.config. */

@@ -1,10 +1,10 @@
 // The guest-facing catalog: tools.search scoring and limits, tools.describe and
 // lookup with its recovery messages, convenience functions
-// (SPEC 5, 14.6, 14.7).
+// (docs/catalog.md).
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 
-import { ATTEMPT, RECOVERY, codeModeFactory, tool, unknownToolId } from './tools.mjs'
+import { ATTEMPT, RECOVERY, codeModeFactory, tool, unknownToolId } from './helpers.mjs'
 
 const codeModes = codeModeFactory()
 after(() => codeModes.closeAll())
@@ -18,8 +18,8 @@ async function value(run, code, call) {
 
 const ids = (entries) => entries.map((entry) => entry.id)
 
-describe('tools.search (SPEC 5, 14.6)', () => {
-  // Scores for "mail", by SPEC 5: +20 name/id equals, +8 name contains,
+describe('tools.search (docs/catalog.md)', () => {
+  // Scores for "mail", by docs/catalog.md: +20 name/id equals, +8 name contains,
   // +6 id contains, +4 label contains, +2 description contains.
   const SEARCH_TOOLS = [
     tool('x_desc', { description: 'Send mail' }), //               desc 2            = 2
@@ -149,7 +149,7 @@ describe('tools.search (SPEC 5, 14.6)', () => {
     assert.deepEqual(last, { ok: 1 })
     const labels = ['0', '-1', '1.5', "'3'", 'NaN', 'Infinity', 'null', 'true', '{}']
     got.forEach((outcome, i) => {
-      // null may reasonably mean "absent" (SPEC 14.5 for exec fields); every other case must fail.
+      // null may reasonably mean "absent" (as for exec fields, docs/surface.md); every other case must fail.
       if (labels[i] === 'null' && 'ok' in outcome) return
       assert.equal(outcome.error, 'limit must be a positive integer.', labels[i])
       assert.equal(outcome.isError, true, labels[i])
@@ -157,7 +157,7 @@ describe('tools.search (SPEC 5, 14.6)', () => {
   })
 })
 
-describe('tools.describe and lookup (SPEC 5, 14.7)', () => {
+describe('tools.describe and lookup (docs/catalog.md)', () => {
   const READ_SCHEMA = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }
   const LOOKUP_TOOLS = [
     tool('record'),
@@ -239,7 +239,7 @@ describe('tools.describe and lookup (SPEC 5, 14.7)', () => {
   })
 })
 
-describe('convenience functions (SPEC 5)', () => {
+describe('convenience functions (docs/catalog.md)', () => {
   const tools = [
     tool('alpha'),
     tool('my-tool'),

@@ -1,15 +1,15 @@
 // What happens to nested calls when a run ends early: the budget, aborts,
-// calls left in flight, and process exit (SPEC 7, 8, 14.16, 14.19).
+// calls left in flight, and process exit (docs/parked-runs.md, docs/nested-calls.md).
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { after, describe, test } from 'node:test'
 
-import { abortReport, codeModeFactory, tool, watchSignal } from './tools.mjs'
+import { abortReport, codeModeFactory, tool, watchSignal } from './helpers.mjs'
 
 const codeModes = codeModeFactory()
 after(() => codeModes.closeAll())
 
-describe('the budget, aborts and cleanup (SPEC 7, 8, 14.16)', () => {
+describe('the budget, aborts and cleanup (docs/parked-runs.md)', () => {
   /** A surface whose `hang` never settles and whose `quick` answers at once; signals are watched. */
   function hanging(config = {}, onCall = () => {}) {
     const watched = []
@@ -104,7 +104,7 @@ describe('the budget, aborts and cleanup (SPEC 7, 8, 14.16)', () => {
   })
 })
 
-describe('process exit (SPEC 14.19)', () => {
+describe('process exit (docs/parked-runs.md)', () => {
   const index = JSON.stringify(new URL('../index.js', import.meta.url).pathname)
   const runChild = (script) => spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20000 })
 

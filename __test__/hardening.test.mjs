@@ -131,3 +131,95 @@ describe('promises and close()', () => {
     assert.equal(child.stdout.trim(), '3')
   })
 })
+
+describe('defects found by the structure review', () => {
+  test('an argument whose toString throws gives the guest its own exception', async () => {
+    const { run } = setup()
+    const result = await run.exec({
+      code: `
+        const out = {}
+        const attempts = {
+          search: (v) => tools.search(v),
+          describe: (v) => tools.describe(v),
+          call: (v) => tools.call(v, {}),
+          yield: (v) => yield_control(v),
+        }
+        for (const [name, attempt] of Object.entries(attempts)) {
+          try {
+            await attempt({ toString() { throw new Error('mine: ' + name) } })
+            out[name] = 'no throw'
+          } catch (e) {
+            out[name] = e.message
+          }
+        }
+        return out`,
+    })
+    assert.deepEqual(result.value, { search: 'mine: search', describe: 'mine: describe', call: 'mine: call', yield: 'mine: yield' })
+  })
+
+  test('a tool input nested deeper than 1000 levels is refused and never dispatched', async () => {
+    const inputs = []
+    const { run } = setup({}, (call) => {
+      inputs.push(call.input)
+      return 'ran'
+    })
+    const result = await run.exec({
+      code: `
+        const chain = (objects) => { const root = {}; let node = root; for (let i = 1; i < objects; i++) node = node.next = {}; return root }
+        const refused = await tools.echo(chain(1001)).then(() => 'sent', (e) => [e instanceof Error, Object.getPrototypeOf(e) === Error.prototype, e.message])
+        const ok = await tools.echo(chain(1000))
+        json(chain(1001))
+        return { refused, ok }`,
+    })
+    assert.equal(result.status, 'completed', result.error)
+    assert.deepEqual(result.value.refused, [true, true, 'tool input nests deeper than 1000 levels.'])
+    assert.equal(result.value.ok, 'ran')
+    assert.equal(inputs.length, 1, 'only the input within the limit reached executeTool')
+    assert.ok(!JSON.stringify(inputs[0]).includes('[Too deep]'), 'and it arrived unaltered')
+    assert.ok(JSON.stringify(result.output[0].value).includes('"[Too deep]"'), 'json() items keep the marker')
+  })
+
+  test('every error the bridge creates looks like new Error(message)', async () => {
+    const { run } = setup({}, () => {
+      throw {
+        get message() {
+          throw new Error('getter')
+        },
+      }
+    })
+    const result = await run.exec({
+      code: `
+        const seen = []
+        const look = (e) => seen.push({
+          keys: Object.keys(e),
+          plain: Object.getPrototypeOf(e) === Error.prototype,
+          enumerable: Object.getOwnPropertyDescriptor(e, 'message').enumerable,
+          message: e.message,
+        })
+        try { await tools.echo({}) } catch (e) { look(e) }
+        try { await tools.call('nope', {}) } catch (e) { look(e) }
+        try { await tools.search('x', { limit: 0 }) } catch (e) { look(e) }
+        return seen`,
+    })
+    assert.equal(result.value.length, 3)
+    for (const seen of result.value) {
+      assert.deepEqual(seen.keys, [], seen.message)
+      assert.equal(seen.plain, true, seen.message)
+      assert.equal(seen.enumerable, false, seen.message)
+    }
+    assert.equal(result.value[0].message, 'tool call failed')
+  })
+
+  test('close() returns promptly when no cell is stuck', async () => {
+    const started = performance.now()
+    for (let i = 0; i < 20; i++) {
+      const codeMode = binding.createCodeMode({ config: { enabled: true }, workerThreads: 2 })
+      await codeMode.close()
+    }
+    const elapsed = performance.now() - started
+    // close() used to wait for a watchdog that slept 100 ms at a time, so 20
+    // closes took over 2 s; each now takes about a millisecond. The bound is
+    // wide enough that a loaded machine cannot make this flake.
+    assert.ok(elapsed < 1500, `20 create/close cycles took ${elapsed.toFixed(0)} ms`)
+  })
+})

@@ -72,7 +72,7 @@ describe('limits', () => {
     // With two workers the quick cell finishes while the spinner still runs.
     assert.deepEqual(await order(2), [['quick', 1], ['spinner', 'timeout']])
     // With one worker it waits for the spinner, and that wait counts against its
-    // own budget (SPEC 14.27), so it starts already out of time.
+    // own budget (docs/parked-runs.md), so it starts already out of time.
     assert.deepEqual(await order(1), [['spinner', 'timeout'], ['quick', 'timeout']])
   })
 

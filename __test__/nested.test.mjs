@@ -1,9 +1,9 @@
 // Nested calls through the gateway's executeTool, their failures, events and
-// transcript (SPEC 7, 14.11, 14.15, 14.30).
+// transcript (docs/nested-calls.md).
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 
-import { ATTEMPT, binding, codeModeFactory, deferred, tool, unknownToolId } from './tools.mjs'
+import { ATTEMPT, binding, codeModeFactory, deferred, tool, unknownToolId } from './helpers.mjs'
 
 const { nestedCallTranscript } = binding
 
@@ -17,7 +17,7 @@ async function value(run, code, call) {
   return result.value
 }
 
-describe('nested calls (SPEC 7, 14.11, 14.30)', () => {
+describe('nested calls (docs/nested-calls.md)', () => {
   test('the executor receives the exact NestedToolCall; the guest gets its value', async () => {
     const tools = [
       tool('read'),
@@ -156,7 +156,7 @@ describe('nested calls (SPEC 7, 14.11, 14.30)', () => {
   })
 })
 
-describe('nested call failures (SPEC 7, 14.30)', () => {
+describe('nested call failures (docs/nested-calls.md)', () => {
   const behaviours = {
     syncThrow: () => {
       throw new TypeError('sync boom')
@@ -239,7 +239,7 @@ describe('nested call failures (SPEC 7, 14.30)', () => {
   })
 
   test(
-    'tool results get the node-by-node JSON-safe conversion (SPEC 6)',
+    'tool results get the node-by-node JSON-safe conversion (docs/guest-runtime.md)',
     async () => {
       const cyclic = { name: 'c' }
       cyclic.self = cyclic
@@ -312,7 +312,7 @@ describe('nested call failures (SPEC 7, 14.30)', () => {
   })
 })
 
-describe('events and transcript (SPEC 7, 14.11)', () => {
+describe('events and transcript (docs/nested-calls.md)', () => {
   test('started in call order, finished in settle order; transcript pairs', async () => {
     const events = []
     const pending = new Map()
@@ -400,7 +400,7 @@ describe('events and transcript (SPEC 7, 14.11)', () => {
   })
 
   test(
-    'the transcript keeps numbers exactly (SPEC 14.29)',
+    'the transcript keeps numbers exactly (docs/nested-calls.md)',
     () => {
       const doubles = [0.15831127762795313, 0.023738465905189514, 0.9270711171627045, 90868505835.80249, 0.47821643415804804, 0.1 + 0.2, 5e-324, 2 ** 53 + 2]
       const events = [

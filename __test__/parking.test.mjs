@@ -1,5 +1,5 @@
 // Suspended runs: waiting, wait, yield, expiry, scope, limits, restartSafe and
-// abort (SPEC section 8).
+// abort (docs/parked-runs.md).
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { after, describe, test } from 'node:test'

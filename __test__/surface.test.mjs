@@ -1,9 +1,9 @@
 // The model-visible surface, the catalog, the provider-payload guard, hook
-// metadata and telemetry (SPEC 4, 5, 11, 14.3, 14.4, 14.24, 14.25).
+// metadata and telemetry (docs/surface.md, docs/catalog.md).
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 
-import { ATTEMPT, RECOVERY, binding, codeModeFactory, tool } from './tools.mjs'
+import { ATTEMPT, RECOVERY, binding, codeModeFactory, tool } from './helpers.mjs'
 
 const { codeModeHookMetadata } = binding
 
@@ -37,7 +37,7 @@ const MIXED = [
   tool('exec', { description: 'Run a shell command' }),
 ]
 
-describe('activation (SPEC 4, 14.3)', () => {
+describe('activation (docs/surface.md)', () => {
   test('disabled config: inactive, modelTools are the input tools unchanged, empty catalog', () => {
     const run = codeModes.create({}).prepareRun({ runId: 'r', tools: MIXED, executeTool: echo })
     assert.equal(run.active, false)
@@ -93,7 +93,7 @@ describe('activation (SPEC 4, 14.3)', () => {
   })
 })
 
-describe('the enabled model surface (SPEC 4)', () => {
+describe('the enabled model surface (docs/surface.md)', () => {
   const codeMode = codeModes.enabled()
   const run = codeMode.prepareRun({ runId: 'r', tools: MIXED, executeTool: echo })
 
@@ -186,7 +186,7 @@ describe('the enabled model surface (SPEC 4)', () => {
   })
 })
 
-describe('the catalog (SPEC 5)', () => {
+describe('the catalog (docs/catalog.md)', () => {
   const codeMode = codeModes.enabled()
 
   test('ids per source and owner; compact entries; MCP and direct-only excluded', () => {
@@ -308,7 +308,7 @@ describe('the catalog (SPEC 5)', () => {
   })
 })
 
-describe('assertProviderPayload (SPEC 4, 14.4)', () => {
+describe('assertProviderPayload (docs/surface.md)', () => {
   const codeMode = codeModes.enabled()
   const tools = [READ, COMPUTER, tool('screenshot', { directOnly: true }), tool('tool_search', { directOnly: true })]
   const run = codeMode.prepareRun({ runId: 'r', tools, executeTool: echo })
@@ -366,7 +366,7 @@ describe('assertProviderPayload (SPEC 4, 14.4)', () => {
   })
 })
 
-describe('codeModeHookMetadata (SPEC 14.24)', () => {
+describe('codeModeHookMetadata (docs/surface.md)', () => {
   test('language to toolInputKind', () => {
     assert.deepEqual(codeModeHookMetadata({ code: 'return 1' }), { toolKind: 'code_mode_exec', toolInputKind: 'javascript' })
     assert.deepEqual(codeModeHookMetadata({}), { toolKind: 'code_mode_exec', toolInputKind: 'javascript' })
@@ -381,7 +381,7 @@ describe('codeModeHookMetadata (SPEC 14.24)', () => {
   })
 })
 
-describe('telemetry (SPEC 11, 14.25)', () => {
+describe('telemetry (docs/catalog.md)', () => {
   test('catalog size, sources, visible tools and cumulative counters across execs', async () => {
     const codeMode = codeModes.enabled()
     const tools = [

@@ -486,3 +486,19 @@ export async function shutdown(): Promise<void> {
   gateway.log(`${suspended} suspended runs dropped ${String(closed)}`)
   await closing
 }
+
+// ---------------------------------------------------------------------------
+// An executor may answer synchronously (a plain value or a throw): the result
+// is taken as `await` would take it.
+
+export function syncExecutorRun(tools: EffectiveTool[]): CodeModeRunSurface {
+  return codeMode.prepareRun({
+    runId: 'run-sync',
+    tools,
+    executeTool: (call) => {
+      expectExact<typeof call.source, 'openclaw' | 'mcp' | 'client'>()
+      if (call.name === 'denied') throw new Error('denied by policy')
+      return { ok: true, tool: call.id }
+    },
+  })
+}

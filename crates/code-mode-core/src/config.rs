@@ -1,5 +1,5 @@
 //! `tools.codeMode` resolution: defaults, clamps, shorthands and the per-agent merge
-//! (SPEC sections 3 and 14.1-14.2).
+//! (`docs/configuration.md`).
 
 use serde::Serialize;
 use serde_json::{Map, Value};

@@ -1,4 +1,4 @@
-//! exec input validation (SPEC section 8, rules 14.5): `code`/`command`,
+//! exec input validation (`docs/surface.md`): `code`/`command`,
 //! `language`, `restartSafe`, with the contract's exact messages.
 
 use crate::config::{CodeModeConfig, Language};

@@ -1,5 +1,5 @@
 //! Lookup for `tools.describe` and `tools.call`, with suggestions for unknown
-//! ids (SPEC 5 and 14.7). Only guest entries (no MCP) can be found here.
+//! ids (`docs/catalog.md`). Only guest entries (no MCP) can be found here.
 
 use std::collections::HashSet;
 
@@ -66,7 +66,7 @@ fn tokens(lowered: &str) -> HashSet<&str> {
         .collect()
 }
 
-/// SPEC 14.7. An empty needle suggests nothing: every text "contains" it.
+/// The suggestion score (`docs/catalog.md`). An empty needle suggests nothing: every text "contains" it.
 fn suggestion_score(entry: &Lowered, needle: &str, needle_tokens: &HashSet<&str>) -> u32 {
     if needle.is_empty() {
         return 0;

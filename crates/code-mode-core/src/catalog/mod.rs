@@ -1,4 +1,4 @@
-//! The run-scoped tool catalog (SPEC section 5): entries and their ids, the
+//! The run-scoped tool catalog (`docs/catalog.md`): entries and their ids, the
 //! guest-facing views, search, lookup for describe/call and convenience names.
 //!
 //! The run catalog holds every effective tool except direct-only tools and the

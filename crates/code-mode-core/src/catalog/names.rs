@@ -1,4 +1,4 @@
-//! Convenience functions `tools.<name>(input)` (SPEC 5): which names get one.
+//! Convenience functions `tools.<name>(input)` (`docs/catalog.md`): which names get one.
 
 use super::{Catalog, CatalogEntry};
 

@@ -1,4 +1,4 @@
-//! `tools.search(query, {limit})` scoring (SPEC 5 and 14.6).
+//! `tools.search(query, {limit})` scoring (`docs/catalog.md`).
 
 use super::entry::Lowered;
 use super::{cmp_code_units, Catalog, CatalogEntry};

@@ -85,7 +85,7 @@ pub fn wait_parameters() -> Value {
     })
 }
 
-/// The exec description, in the order SPEC 4 gives: `return`; no modules;
+/// The exec description, in the order `docs/surface.md` gives: `return`; no modules;
 /// `tools.*`; MCP (only with MCP tools); plugin namespaces (only when visible);
 /// `language`; how to resume a `waiting` result; then, after a blank line, the
 /// namespace prompt (only with visible namespaces or MCP servers).
@@ -167,7 +167,7 @@ fn enabled(languages: &[Language]) -> Vec<Language> {
 ///
 /// Inactive: every input tool unchanged, as a definition (a tool without a schema
 /// gets `{"type":"object","properties":{}}`). A run that intentionally has no
-/// tools (`disableTools`, or an empty list) shows none (SPEC 14.3): callers pass
+/// tools (`disableTools`, or an empty list) shows none: callers pass
 /// an empty `tools` for it.
 ///
 /// Active: `exec`, `wait`, then the direct-only tools in input order. Legacy
@@ -216,7 +216,7 @@ fn definition(tool: &ToolSpec) -> ModelTool {
     }
 }
 
-/// SPEC 14.4. `allowed` is, when active, the run's direct-only model tools and,
+/// The provider-payload check. `allowed` is, when active, the run's direct-only model tools and,
 /// when inactive, the run's unchanged tool names. Active: `exec` and `wait`
 /// exactly once each, every other name allowed and at most once; inactive: every
 /// name allowed and at most once. Order does not matter; allowed tools may be
@@ -263,7 +263,7 @@ pub fn assert_provider_payload(
     ))
 }
 
-/// `codeModeHookMetadata(input)` (SPEC 14.24): the kind of an exec call for hooks.
+/// `codeModeHookMetadata(input)` (`docs/surface.md`): the kind of an exec call for hooks.
 /// No language (absent, `null`, or a non-object input) is JavaScript; an unknown
 /// language leaves `toolInputKind` out.
 pub fn hook_metadata(input: &Value) -> Value {

@@ -1,4 +1,4 @@
-//! JSON-safe conversion of guest values (SPEC section 6), node by node, straight
+//! JSON-safe conversion of guest values (`docs/guest-runtime.md`), node by node, straight
 //! to JSON text. It reads guest objects through the QuickJS C API, so guest
 //! changes to `JSON`, `Object`, `Array` or prototypes cannot change what the host
 //! receives; getters and `toJSON` are guest code and run under the same deadline.
