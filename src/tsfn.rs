@@ -6,7 +6,7 @@
 //! a worker thread hands over Rust values (nested-call batches, aborts) that
 //! must be handled with the `Env` in hand: look up per-run references and
 //! call several functions of `host.js`. So this is a small fork, as
-//! lightningcss keeps one (`node/src/threadsafe_function.rs`): no JavaScript
+//! lightningcss keeps one for its Node binding: no JavaScript
 //! callback, a Rust handler, and unreferenced from the start so that it
 //! never keeps the process alive.
 

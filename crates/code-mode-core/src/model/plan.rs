@@ -54,3 +54,78 @@ pub fn plan_run(config: &CodeModeConfig, tools: &[ToolSpec], disable_tools: bool
         allowed_payload,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::ToolSource;
+
+    fn tool(name: &str, direct_only: bool) -> ToolSpec {
+        ToolSpec {
+            name: name.to_owned(),
+            label: None,
+            description: String::new(),
+            parameters: None,
+            source: ToolSource::Openclaw,
+            source_name: None,
+            direct_only,
+            replay_safe: false,
+            mcp: None,
+        }
+    }
+
+    fn enabled() -> CodeModeConfig {
+        CodeModeConfig {
+            enabled: true,
+            ..CodeModeConfig::default()
+        }
+    }
+
+    fn names(plan: &RunPlan) -> Vec<&str> {
+        plan.model_tools.iter().map(|t| t.name.as_str()).collect()
+    }
+
+    #[test]
+    fn an_enabled_run_with_tools_is_active() {
+        let tools = [
+            tool("read", false),
+            tool("computer", true),
+            tool("tool_search", false),
+        ];
+        let plan = plan_run(&enabled(), &tools, false);
+        assert!(plan.active);
+        assert_eq!(names(&plan), ["exec", "wait", "computer"]);
+        assert_eq!(plan.visible_tools, ["exec", "wait", "computer"]);
+        assert_eq!(plan.allowed_payload, ["computer"]);
+        let ids: Vec<&str> = plan
+            .catalog
+            .entries()
+            .iter()
+            .map(|e| e.id.as_str())
+            .collect();
+        assert_eq!(ids, ["openclaw:core:read"]);
+    }
+
+    #[test]
+    fn a_disabled_run_shows_its_tools_unchanged_and_has_no_catalog() {
+        let tools = [tool("read", false), tool("computer", true)];
+        let plan = plan_run(&CodeModeConfig::default(), &tools, false);
+        assert!(!plan.active);
+        assert_eq!(names(&plan), ["read", "computer"]);
+        assert_eq!(plan.allowed_payload, ["read", "computer"]);
+        assert_eq!(plan.catalog.size(), 0);
+    }
+
+    #[test]
+    fn toolless_runs_never_activate_and_show_nothing() {
+        for (tools, disable) in [(vec![], false), (vec![tool("read", false)], true)] {
+            for config in [enabled(), CodeModeConfig::default()] {
+                let plan = plan_run(&config, &tools, disable);
+                assert!(!plan.active);
+                assert!(plan.model_tools.is_empty());
+                assert!(plan.allowed_payload.is_empty());
+                assert_eq!(plan.catalog.size(), 0);
+            }
+        }
+    }
+}
