@@ -7,7 +7,7 @@
 //! wait in progress holds its own promise, which does.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use code_mode_core::limits::MAX_DEPTH;
 use code_mode_core::messages;
@@ -61,7 +61,7 @@ struct Functions {
 /// What the JavaScript-thread side keeps: the compiled functions, and where
 /// each call in flight settles.
 struct Bridge {
-    functions: Mutex<Option<Functions>>,
+    functions: OnceLock<Functions>,
     replies: Mutex<HashMap<CallKey, Reply>>,
 }
 
@@ -71,10 +71,11 @@ pub type HostChannel = Channel<Message>;
 /// Compiles `host.js` and opens the channel to it.
 pub fn open(env: &Env) -> Result<HostChannel> {
     let bridge = Arc::new(Bridge {
-        functions: Mutex::new(None),
+        functions: OnceLock::new(),
         replies: Mutex::new(HashMap::new()),
     });
-    *bridge.functions.lock() = Some(compile(env, Arc::downgrade(&bridge))?);
+    let functions = compile(env, Arc::downgrade(&bridge))?;
+    let _ = bridge.functions.set(functions);
     Channel::new(env, "code-mode-host", move |env, message| {
         bridge.handle(env, message)
     })
@@ -240,9 +241,9 @@ impl Bridge {
         env: &Env,
         pick: impl Fn(&Functions) -> &FunctionRef<(), ()>,
     ) -> Result<sys::napi_value> {
-        let functions = self.functions.lock();
-        let functions = functions
-            .as_ref()
+        let functions = self
+            .functions
+            .get()
             .ok_or_else(|| napi::Error::from_reason(messages::CLOSED))?;
         Ok(pick(functions).borrow_back(env)?.raw())
     }

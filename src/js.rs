@@ -5,8 +5,9 @@
 use std::ptr;
 
 use code_mode_core::input::Field;
-use napi::bindgen_prelude::JsValuesTupleIntoVec;
-use napi::bindgen_prelude::{FromNapiValue, Function, JsObjectValue, Object, Unknown};
+use napi::bindgen_prelude::{
+    FromNapiValue, Function, JsObjectValue, JsValuesTupleIntoVec, Object, Unknown,
+};
 use napi::{sys, Env, JsString, JsValue, Result, ValueType};
 
 /// `value` as a `T` when its JavaScript type is `expected`.

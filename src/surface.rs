@@ -32,12 +32,12 @@ pub struct SurfaceParts {
 #[napi]
 pub struct CodeModeRunSurface {
     engine: Arc<Engine>,
-    plan: SurfaceParts,
+    parts: SurfaceParts,
 }
 
 impl CodeModeRunSurface {
-    pub fn new(engine: Arc<Engine>, plan: SurfaceParts) -> Self {
-        Self { engine, plan }
+    pub fn new(engine: Arc<Engine>, parts: SurfaceParts) -> Self {
+        Self { engine, parts }
     }
 }
 
@@ -56,27 +56,27 @@ impl CodeModeRunSurface {
     /// Whether code mode applies to this run.
     #[napi(getter)]
     pub fn active(&self) -> bool {
-        self.plan.active
+        self.parts.active
     }
 
     /// What the provider payload may contain: `exec`, `wait`, then the
     /// direct-only tools (or the unchanged tools when inactive).
     #[napi(getter, ts_return_type = "ModelToolDefinition[]")]
     pub fn model_tools<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
-        parse_json(env, &self.plan.model_tools_json)
+        parse_json(env, &self.parts.model_tools_json)
     }
 
     /// The guest-facing catalog (no MCP, no direct-only); empty when inactive.
     #[napi(getter, ts_return_type = "ToolCatalogEntry[]")]
     pub fn catalog<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
-        parse_json(env, &self.plan.catalog_json)
+        parse_json(env, &self.parts.catalog_json)
     }
 
     /// Throws unless `names` is exactly exec, wait and the run's direct-only
     /// tools; when inactive, only the run's unchanged tool names.
     #[napi(catch_unwind)]
     pub fn assert_provider_payload(&self, names: Vec<String>) -> Result<()> {
-        model::assert_provider_payload(&names, self.plan.active, &self.plan.allowed_payload)
+        model::assert_provider_payload(&names, self.parts.active, &self.parts.allowed_payload)
             .map_err(Error::from_reason)
     }
 
@@ -166,10 +166,10 @@ impl CodeModeRunSurface {
 impl CodeModeRunSurface {
     /// What exec and wait run against; a host error when they cannot run.
     fn runnable(&self) -> Result<Arc<AgentRun>> {
-        if !self.plan.active {
+        if !self.parts.active {
             return Err(Error::from_reason("code mode is not active for this run."));
         }
-        self.plan
+        self.parts
             .agent_run
             .clone()
             .ok_or_else(|| Error::from_reason("RunContext.executeTool must be a function."))
@@ -184,7 +184,7 @@ fn refused<'env>(
     message: impl Into<String>,
 ) -> Result<Object<'env>> {
     let mut result = RunResult::failed(code, message);
-    result.set_telemetry(agent_run.telemetry());
+    result.telemetry = agent_run.telemetry();
     let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
     let json = result.to_json();
     deferred.resolve(move |_| Ok(JsonText(json)));

@@ -87,16 +87,26 @@ pub enum WaitReason {
     Yield,
 }
 
-/// What one exec or wait call returns.
+/// What one exec or wait call returns: how it ended, plus what every result
+/// carries. Only a [`Leg`](crate::runs) fills in `replay_safe` and `telemetry`;
+/// code that builds a result leaves them at their defaults.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunResult {
+    #[serde(flatten)]
+    pub status: Status,
+    /// Items produced since the previous result of the same run.
+    pub output: Vec<Output>,
+    pub replay_safe: bool,
+    pub telemetry: Telemetry,
+}
+
+/// How an exec or wait call ended (`status` and its own fields).
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "status", rename_all = "lowercase")]
-pub enum RunResult {
-    #[serde(rename_all = "camelCase")]
+pub enum Status {
     Completed {
         value: Box<RawValue>,
-        output: Vec<Output>,
-        replay_safe: bool,
-        telemetry: Telemetry,
     },
     #[serde(rename_all = "camelCase")]
     Waiting {
@@ -104,67 +114,42 @@ pub enum RunResult {
         reason: WaitReason,
         pending_tool_calls: Vec<PendingCall>,
         snapshot_bytes: u64,
-        output: Vec<Output>,
-        replay_safe: bool,
-        telemetry: Telemetry,
     },
-    #[serde(rename_all = "camelCase")]
     Failed {
         error: String,
         code: ErrorCode,
-        output: Vec<Output>,
-        replay_safe: bool,
-        telemetry: Telemetry,
     },
 }
 
 impl RunResult {
-    /// A failure with no output (input errors, closed engine, ...).
-    pub fn failed(code: ErrorCode, error: impl Into<String>) -> Self {
-        RunResult::Failed {
-            error: error.into(),
-            code,
+    /// A result with no output yet.
+    pub fn new(status: Status) -> Self {
+        Self {
+            status,
             output: Vec::new(),
             replay_safe: false,
             telemetry: Telemetry::default(),
         }
     }
 
-    /// The same result carrying `items` as its output.
-    pub fn with_output(mut self, items: Vec<Output>) -> Self {
-        match &mut self {
-            RunResult::Completed { output, .. }
-            | RunResult::Waiting { output, .. }
-            | RunResult::Failed { output, .. } => *output = items,
-        }
+    /// A failure with no output (input errors, closed engine, ...).
+    pub fn failed(code: ErrorCode, error: impl Into<String>) -> Self {
+        Self::new(Status::Failed {
+            error: error.into(),
+            code,
+        })
+    }
+
+    /// The same result carrying `output` as its output items.
+    pub fn with_output(mut self, output: Vec<Output>) -> Self {
+        self.output = output;
         self
     }
 
     /// A failure that keeps this result's output (a `waiting` result whose run
     /// could not be parked).
     pub fn into_failure(self, code: ErrorCode, error: impl Into<String>) -> Self {
-        let output = match self {
-            RunResult::Completed { output, .. }
-            | RunResult::Waiting { output, .. }
-            | RunResult::Failed { output, .. } => output,
-        };
-        RunResult::failed(code, error).with_output(output)
-    }
-
-    pub fn set_replay_safe(&mut self, value: bool) {
-        match self {
-            RunResult::Completed { replay_safe, .. }
-            | RunResult::Waiting { replay_safe, .. }
-            | RunResult::Failed { replay_safe, .. } => *replay_safe = value,
-        }
-    }
-
-    pub fn set_telemetry(&mut self, value: Telemetry) {
-        match self {
-            RunResult::Completed { telemetry, .. }
-            | RunResult::Waiting { telemetry, .. }
-            | RunResult::Failed { telemetry, .. } => *telemetry = value,
-        }
+        RunResult::failed(code, error).with_output(self.output)
     }
 
     /// The JSON text handed to JavaScript.
@@ -193,6 +178,26 @@ mod tests {
                 item.json_len()
             );
         }
+    }
+
+    #[test]
+    fn every_status_renders_its_fields_first_then_the_common_ones() {
+        let completed = RunResult::new(Status::Completed {
+            value: RawValue::from_string("[1]".into()).unwrap(),
+        });
+        assert_eq!(
+            completed.to_json(),
+            r#"{"status":"completed","value":[1],"output":[],"replaySafe":false,"telemetry":{"catalogSize":0,"sources":{"openclaw":0,"mcp":0,"client":0},"searchCount":0,"describeCount":0,"callCount":0,"visibleTools":[]}}"#
+        );
+        let waiting = RunResult::new(Status::Waiting {
+            run_id: "cm_1".into(),
+            reason: WaitReason::PendingTools,
+            pending_tool_calls: vec![],
+            snapshot_bytes: 7,
+        });
+        assert!(waiting.to_json().starts_with(
+            r#"{"status":"waiting","runId":"cm_1","reason":"pending_tools","pendingToolCalls":[],"snapshotBytes":7,"output":[]"#
+        ));
     }
 
     #[test]

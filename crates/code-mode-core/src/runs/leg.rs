@@ -46,8 +46,8 @@ impl Leg {
     pub(super) fn report(&self, mut result: RunResult) {
         let done = self.done.lock().take();
         if let Some(done) = done {
-            result.set_replay_safe(self.restart_safe);
-            result.set_telemetry(self.agent_run.telemetry());
+            result.replay_safe = self.restart_safe;
+            result.telemetry = self.agent_run.telemetry();
             done(result);
         }
     }

@@ -96,7 +96,6 @@ struct Pool {
     /// Wakes the watchdog early (at shutdown).
     watchdog_bell: Condvar,
     store: Arc<Store>,
-    warm: fn(),
 }
 
 impl Pool {
@@ -147,7 +146,7 @@ impl Pool {
             .name(format!("code-mode-worker-{index}"))
             .stack_size(WORKER_STACK_BYTES)
             .spawn(move || {
-                (pool.warm)();
+                refill_spare();
                 let slot = pool.slot(index);
                 let worker = Worker {
                     index,
@@ -173,8 +172,8 @@ pub(super) struct Workers {
 }
 
 impl Workers {
-    /// Starts `count` threads; each calls `warm` once before its first job.
-    /// Legs that end are landed in `store`.
+    /// Starts `count` threads, each with a spare VM built before its first
+    /// job. Legs that end are landed in `store`.
     pub(super) fn new(count: usize, store: Arc<Store>) -> std::io::Result<Self> {
         let pool = Arc::new(Pool {
             queue: Mutex::new(Queue {
@@ -187,7 +186,6 @@ impl Workers {
             exited: Condvar::new(),
             watchdog_bell: Condvar::new(),
             store,
-            warm: refill_spare,
         });
         for _ in 0..count.max(1) {
             pool.spawn()?;

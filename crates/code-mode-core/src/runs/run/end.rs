@@ -3,13 +3,13 @@
 //! store acts on that decision; the run never touches the store itself.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{End, Run};
 use crate::messages;
-use crate::result::{ErrorCode, RunResult};
+use crate::result::{ErrorCode, RunResult, Status};
 use crate::runs::leg::Leg;
-use std::sync::Arc;
 
 /// What should happen to a run whose leg ended.
 pub(in crate::runs) enum Ending {
@@ -62,15 +62,13 @@ impl Run {
             (Some(id), false) => id.clone(),
             _ => format!("cm_{}", uuid::Uuid::new_v4()),
         };
-        let waiting = RunResult::Waiting {
+        let waiting = RunResult::new(Status::Waiting {
             run_id: id.clone(),
             reason,
             pending_tool_calls,
             snapshot_bytes: snapshot_bytes as u64,
-            output,
-            replay_safe: false,
-            telemetry: Default::default(),
-        };
+        })
+        .with_output(output);
         let expires = Instant::now() + Duration::from_secs(self.config.snapshot_ttl_seconds);
         let leg = self.leg.take();
         Ending::Park(Parking {

@@ -14,15 +14,15 @@ mod spare;
 pub(super) use end::{Ending, Parking};
 pub(super) use spare::refill_spare;
 
-use super::agent_run::AgentRun;
+use super::agent_run::{AgentRun, RunOwner};
 use super::host::{Arrivals, Dispatch, Reply, Waker};
 use super::leg::Leg;
 use super::request::{ExecRequest, WaitRequest};
 use crate::config::CodeModeConfig;
 use crate::limits::{JS_STACK_BYTES, MAX_BRIDGE_BYTES};
 use crate::messages;
-use crate::result::{ErrorCode, RunResult, WaitReason};
-use crate::sandbox::{CellOutcome, Control, Stop, VmLimits};
+use crate::result::{ErrorCode, RunResult, Status, WaitReason};
+use crate::sandbox::{CellOutcome, Control, Stop, Vm, VmLimits};
 use crate::source::{self, SourceError};
 use spare::fresh_vm;
 
@@ -131,7 +131,7 @@ impl End {
 /// driving it now. The same value is held by a worker while a leg runs and by
 /// the store while it is parked.
 pub(super) struct Run {
-    vm: Option<crate::sandbox::Vm>,
+    vm: Option<Vm>,
     /// The control block of the current leg.
     control: Arc<Control>,
     arrivals: Arc<Arrivals>,
@@ -172,7 +172,7 @@ impl Run {
         self.fed = false;
     }
 
-    pub(super) fn owner(&self) -> &super::agent_run::RunOwner {
+    pub(super) fn owner(&self) -> &RunOwner {
         &self.agent_run.owner
     }
 
@@ -298,12 +298,9 @@ impl Run {
     fn advance(&mut self, outcome: CellOutcome) -> Option<End> {
         let (code, error) = match outcome {
             CellOutcome::Completed(value) => {
-                return Some(End::Result(RunResult::Completed {
-                    value,
-                    output: self.vm.as_ref()?.take_output(),
-                    replay_safe: false,
-                    telemetry: Default::default(),
-                }))
+                let output = self.vm.as_ref()?.take_output();
+                let completed = RunResult::new(Status::Completed { value });
+                return Some(End::Result(completed.with_output(output)));
             }
             CellOutcome::Failed(code, error) => (code, error),
             CellOutcome::Pending => {
