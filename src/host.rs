@@ -79,6 +79,7 @@ pub fn open(env: &Env) -> Result<HostChannel> {
     Channel::new(env, "code-mode-host", move |env, message| {
         bridge.handle(env, message)
     })
+    .map_err(|_| napi::Error::from_reason("code mode could not create its host channel"))
 }
 
 /// Compiles `host.js` and binds it to this bridge's `settle`.

@@ -72,9 +72,7 @@ impl<M: Send + 'static> Channel<M> {
         if status != sys::Status::napi_ok {
             // SAFETY: creation failed, so no finalizer will run: reclaim here.
             drop(unsafe { Arc::from_raw(context as *const Inner<M>) });
-            return Err(napi::Error::from_reason(format!(
-                "code mode could not create its {name} channel"
-            )));
+            return Err(napi::Error::from_status(napi::Status::from(status)));
         }
         // SAFETY: `raw` was just created on this thread.
         unsafe { sys::napi_unref_threadsafe_function(env.raw(), raw) };

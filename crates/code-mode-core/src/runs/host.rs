@@ -57,7 +57,7 @@ pub(super) type Waker = Arc<dyn Fn() + Send + Sync>;
 /// Settlements that arrived for one run, plus a waker for the worker that
 /// drives the run now. A parked run has no waker; its settlements wait here.
 #[derive(Default)]
-pub struct Arrivals {
+pub(super) struct Arrivals {
     state: Mutex<ArrivalsState>,
 }
 

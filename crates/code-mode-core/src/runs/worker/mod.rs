@@ -1,0 +1,233 @@
+//! Dedicated worker threads for guest code: never the Node thread, never a tokio
+//! worker. Each has a stack far larger than the JS stack limit, so QuickJS's own
+//! stack check always fires first.
+//!
+//! A worker holds any number of runs: while one awaits nested calls, the worker
+//! computes others. New runs go to an idle worker (one not computing), or wait
+//! in a shared queue that busy workers take from between steps. The runs a
+//! worker holds live in its [`Slot`], where others can reach them; the worker
+//! takes one out only while it drives it.
+//!
+//! A few QuickJS builtins run long loops that never poll the interrupt handler
+//! (a quadratic `indexOf` over megabytes, a sort of millions of elements). A
+//! watchdog ends such a leg from outside once it overstays its deadline (or a
+//! stop) by [`WATCHDOG_GRACE`](crate::limits::WATCHDOG_GRACE): the call gets its `timeout` (or abort/close)
+//! result, the worker is abandoned to finish on its own and exit, and a fresh
+//! worker takes its place. Nothing waits on an abandoned thread, `close()`
+//! included.
+
+mod thread;
+mod watchdog;
+
+use std::collections::VecDeque;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
+
+use parking_lot::{Condvar, Mutex, RwLock};
+
+use super::leg::Leg;
+use super::run::{refill_spare, Job, Run};
+use super::store::Store;
+use crate::limits::WORKER_STACK_BYTES;
+use thread::Worker;
+use watchdog::watch;
+
+struct Queue {
+    jobs: VecDeque<Job>,
+    /// Workers waiting with nothing to compute, most recent last, and whether
+    /// they hold runs that await nested calls.
+    idle: Vec<(usize, bool)>,
+    closed: bool,
+}
+
+/// What a worker is handed: jobs for it alone, and news about its runs.
+#[derive(Default)]
+struct Intake {
+    jobs: Vec<Job>,
+    /// Something happened to one of the worker's runs (a settlement, a stop).
+    woken: bool,
+}
+
+struct Slot {
+    intake: Mutex<Intake>,
+    ready: Condvar,
+    /// The leg the worker is computing now, if any.
+    current: Mutex<Option<Arc<Leg>>>,
+    /// The runs that await nested calls on this worker, except the one it is
+    /// driving at this moment.
+    held: Mutex<VecDeque<Run>>,
+    /// The stopped leg the watchdog saw, and when it first saw it stopped.
+    stopped_since: Mutex<Option<(Arc<Leg>, Instant)>>,
+    /// Set by the watchdog: the thread exits when it gets back.
+    abandoned: AtomicBool,
+}
+
+impl Slot {
+    fn new() -> Arc<Self> {
+        Arc::new(Self {
+            intake: Mutex::new(Intake::default()),
+            ready: Condvar::new(),
+            current: Mutex::new(None),
+            held: Mutex::new(VecDeque::new()),
+            stopped_since: Mutex::new(None),
+            abandoned: AtomicBool::new(false),
+        })
+    }
+
+    fn wake(&self) {
+        self.intake.lock().woken = true;
+        self.ready.notify_one();
+    }
+}
+
+/// Everything the workers and the watchdog share.
+struct Pool {
+    queue: Mutex<Queue>,
+    /// One slot per worker ever started; abandoned ones stay, unused.
+    slots: RwLock<Vec<Arc<Slot>>>,
+    /// Workers running and not abandoned.
+    live: Mutex<usize>,
+    exited: Condvar,
+    /// Wakes the watchdog early (at shutdown).
+    watchdog_bell: Condvar,
+    store: Arc<Store>,
+}
+
+impl Pool {
+    fn submit(&self, job: Job) {
+        let mut queue = self.queue.lock();
+        if queue.closed {
+            drop(queue);
+            return self.refuse(job);
+        }
+        // A worker holding no runs first: a new run that computes for long must
+        // not sit next to runs whose results are arriving.
+        let pick = queue
+            .idle
+            .iter()
+            .rposition(|&(_, holding)| !holding)
+            .or_else(|| queue.idle.len().checked_sub(1));
+        match pick.map(|position| queue.idle.remove(position).0) {
+            Some(index) => {
+                let slot = self.slot(index);
+                slot.intake.lock().jobs.push(job);
+                slot.ready.notify_one();
+            }
+            None => queue.jobs.push_back(job),
+        }
+    }
+
+    /// Answers a job that will never run; a run a wait had taken is dropped.
+    fn refuse(&self, job: Job) {
+        if let Some(run) = job.refuse() {
+            self.store.bury(run);
+        }
+    }
+
+    fn slot(&self, index: usize) -> Arc<Slot> {
+        self.slots.read()[index].clone()
+    }
+
+    /// Starts a worker in a new slot.
+    fn spawn(self: &Arc<Self>) -> std::io::Result<()> {
+        let index = {
+            let mut slots = self.slots.write();
+            slots.push(Slot::new());
+            slots.len() - 1
+        };
+        *self.live.lock() += 1;
+        let pool = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("code-mode-worker-{index}"))
+            .stack_size(WORKER_STACK_BYTES)
+            .spawn(move || {
+                refill_spare();
+                let slot = pool.slot(index);
+                let worker = Worker {
+                    index,
+                    pool: pool.clone(),
+                    slot,
+                };
+                if worker.work() {
+                    *pool.live.lock() -= 1;
+                    pool.exited.notify_all();
+                }
+            });
+        if let Err(error) = spawned {
+            *self.live.lock() -= 1;
+            return Err(error);
+        }
+        Ok(())
+    }
+}
+
+pub(super) struct Workers {
+    pool: Arc<Pool>,
+    watchdog: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl Workers {
+    /// Starts `count` threads, each with a spare VM built before its first
+    /// job. Legs that end are landed in `store`.
+    pub(super) fn new(count: usize, store: Arc<Store>) -> std::io::Result<Self> {
+        let pool = Arc::new(Pool {
+            queue: Mutex::new(Queue {
+                jobs: VecDeque::new(),
+                idle: Vec::new(),
+                closed: false,
+            }),
+            slots: RwLock::new(Vec::new()),
+            live: Mutex::new(0),
+            exited: Condvar::new(),
+            watchdog_bell: Condvar::new(),
+            store,
+        });
+        for _ in 0..count.max(1) {
+            pool.spawn()?;
+        }
+        let watchdog = {
+            let pool = pool.clone();
+            std::thread::Builder::new()
+                .name("code-mode-watchdog".into())
+                .spawn(move || watch(&pool))?
+        };
+        Ok(Self {
+            pool,
+            watchdog: Mutex::new(Some(watchdog)),
+        })
+    }
+
+    /// Hands a job to an idle worker, or queues it for the first one free.
+    /// After shutdown the job is refused at once.
+    pub(super) fn submit(&self, job: Job) {
+        self.pool.submit(job);
+    }
+
+    /// Refuses new jobs and waits until every worker has ended the runs it
+    /// holds and exited (the caller stops the runs first). A worker stuck in
+    /// native code is abandoned by the watchdog, not waited for.
+    pub(super) fn shutdown(&self) {
+        let refused: Vec<Job> = {
+            let mut queue = self.pool.queue.lock();
+            queue.closed = true;
+            queue.jobs.drain(..).collect()
+        };
+        for job in refused {
+            self.pool.refuse(job);
+        }
+        let slots: Vec<Arc<Slot>> = self.pool.slots.read().clone();
+        for slot in slots {
+            slot.wake();
+        }
+        let mut live = self.pool.live.lock();
+        while *live > 0 {
+            self.pool.exited.wait(&mut live);
+        }
+        drop(live);
+        self.pool.watchdog_bell.notify_all();
+        if let Some(watchdog) = self.watchdog.lock().take() {
+            let _ = watchdog.join();
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! One worker thread's loop: start jobs, drive held runs, sleep until news or
+//! the earliest deadline.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::{Pool, Slot};
+use crate::runs::host::Waker;
+use crate::runs::run::{refill_spare, Ending, Job, Run, Step};
+
+/// How long a worker whose runs await nested calls polls before it sleeps: a
+/// settlement usually arrives within microseconds, and waking a sleeping
+/// thread costs tens of them on small virtual machines.
+const SPIN: Duration = Duration::from_micros(150);
+
+/// Polls the intake for up to [`SPIN`].
+fn poll_briefly(slot: &Slot) {
+    let until = Instant::now() + SPIN;
+    while Instant::now() < until {
+        {
+            let intake = slot.intake.lock();
+            if intake.woken || !intake.jobs.is_empty() {
+                return;
+            }
+        }
+        for _ in 0..50 {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+pub(super) struct Worker {
+    pub(super) index: usize,
+    pub(super) pool: Arc<Pool>,
+    pub(super) slot: Arc<Slot>,
+}
+
+impl Worker {
+    /// Runs jobs until shutdown (true) or until the watchdog abandoned this
+    /// worker (false: someone else took its place).
+    pub(super) fn work(self) -> bool {
+        let waker: Waker = {
+            let slot = Arc::downgrade(&self.slot);
+            Arc::new(move || {
+                if let Some(slot) = slot.upgrade() {
+                    slot.wake();
+                }
+            })
+        };
+        loop {
+            if self.slot.abandoned.load(Ordering::Acquire) {
+                self.leave();
+                return false;
+            }
+            let jobs = std::mem::take(&mut self.slot.intake.lock().jobs);
+            for job in jobs {
+                self.start(job, &waker);
+            }
+            self.poll_runs();
+            if self.slot.abandoned.load(Ordering::Acquire) {
+                continue;
+            }
+            let holding = !self.slot.held.lock().is_empty();
+            // Build the next VM before offering to take work, so the next job
+            // given to this worker does not wait for it.
+            if !holding {
+                refill_spare();
+            }
+            // A busy worker takes queued jobs between steps.
+            let next = {
+                let mut queue = self.pool.queue.lock();
+                match queue.jobs.pop_front() {
+                    Some(job) => Some(job),
+                    None if queue.closed && !holding => return true,
+                    None => {
+                        queue.idle.retain(|&(i, _)| i != self.index);
+                        queue.idle.push((self.index, holding));
+                        None
+                    }
+                }
+            };
+            if let Some(job) = next {
+                self.start(job, &waker);
+                continue;
+            }
+            if holding {
+                poll_briefly(&self.slot);
+            }
+            self.sleep();
+            self.pool
+                .queue
+                .lock()
+                .idle
+                .retain(|&(i, _)| i != self.index);
+        }
+    }
+
+    /// Sleeps until woken or until the earliest deadline of the runs held.
+    fn sleep(&self) {
+        let deadline = self.slot.held.lock().iter().filter_map(Run::deadline).min();
+        let mut intake = self.slot.intake.lock();
+        if intake.jobs.is_empty() && !intake.woken {
+            match deadline {
+                Some(deadline) => {
+                    self.slot.ready.wait_until(&mut intake, deadline);
+                }
+                None => self.slot.ready.wait(&mut intake),
+            }
+        }
+        intake.woken = false;
+    }
+
+    /// An abandoned worker's exit: jobs handed over meanwhile go to the other
+    /// workers; every run here is freed (its call was answered already).
+    fn leave(&self) {
+        for job in std::mem::take(&mut self.slot.intake.lock().jobs) {
+            self.pool.submit(job);
+        }
+        let held = std::mem::take(&mut *self.slot.held.lock());
+        for run in held {
+            let result = run.overdue_result();
+            self.pool.store.land(Ending::Report(run, result));
+        }
+    }
+
+    fn start(&self, job: Job, waker: &Waker) {
+        *self.slot.current.lock() = Some(job.leg());
+        let step = job.start(waker.clone());
+        self.settle(step);
+        *self.slot.current.lock() = None;
+    }
+
+    /// Drives each held run once (those without news return at once); ended
+    /// legs land in the store.
+    fn poll_runs(&self) {
+        let count = self.slot.held.lock().len();
+        for _ in 0..count {
+            let Some(mut run) = self.slot.held.lock().pop_front() else {
+                break;
+            };
+            *self.slot.current.lock() = run.leg();
+            let step = match run.poll() {
+                Some(end) => Step::Ended(run, end),
+                None => Step::Awaiting(run),
+            };
+            self.settle(step);
+            *self.slot.current.lock() = None;
+        }
+    }
+
+    fn settle(&self, step: Step) {
+        match step {
+            Step::Awaiting(run) => self.slot.held.lock().push_back(run),
+            Step::Ended(run, end) => self.pool.store.land(run.finish(end)),
+        }
+    }
+}

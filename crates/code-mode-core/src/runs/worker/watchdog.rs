@@ -1,0 +1,79 @@
+//! The watchdog: answers legs stuck in a builtin that never polls the
+//! interrupt handler, abandons their worker and starts a replacement.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::{Pool, Slot};
+use crate::limits::WATCHDOG_GRACE;
+use crate::runs::leg::Leg;
+use crate::runs::run::Run;
+
+/// How often the watchdog looks.
+const WATCH_EVERY: Duration = Duration::from_millis(100);
+
+/// The watchdog: ends legs stuck in native code past their deadline (or a
+/// stop) and replaces their worker. Exits once the workers are shut down and
+/// gone.
+pub(super) fn watch(pool: &Arc<Pool>) {
+    loop {
+        {
+            let mut queue = pool.queue.lock();
+            if !queue.closed {
+                pool.watchdog_bell.wait_for(&mut queue, WATCH_EVERY);
+            }
+            if queue.closed {
+                drop(queue);
+                if *pool.live.lock() == 0 {
+                    return;
+                }
+            }
+        }
+        let slots: Vec<Arc<Slot>> = pool.slots.read().clone();
+        let now = Instant::now();
+        for (index, slot) in slots.iter().enumerate() {
+            if slot.abandoned.load(Ordering::Acquire) {
+                continue;
+            }
+            let current = slot.current.lock().clone();
+            // A leg that already reported is only tearing its VM down.
+            let Some(current) = current.filter(|leg| !leg.reported()) else {
+                *slot.stopped_since.lock() = None;
+                continue;
+            };
+            let overdue = now > current.deadline() + WATCHDOG_GRACE;
+            let stopped = current.stopped() && {
+                let mut since = slot.stopped_since.lock();
+                match since.as_ref() {
+                    Some((leg, at)) if Arc::ptr_eq(leg, &current) => now > *at + WATCHDOG_GRACE,
+                    _ => {
+                        *since = Some((current.clone(), now));
+                        false
+                    }
+                }
+            };
+            if overdue || stopped {
+                abandon(pool, index, slot, &current);
+            }
+        }
+    }
+}
+
+/// Answers every leg of a stuck worker and starts a replacement. The stuck
+/// thread frees its runs when it gets back.
+fn abandon(pool: &Arc<Pool>, index: usize, slot: &Slot, current: &Arc<Leg>) {
+    if slot.abandoned.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    pool.queue.lock().idle.retain(|&(i, _)| i != index);
+    current.report_overdue();
+    for leg in slot.held.lock().iter().filter_map(Run::leg) {
+        leg.report_overdue();
+    }
+    *pool.live.lock() -= 1;
+    pool.exited.notify_all();
+    if !pool.queue.lock().closed {
+        let _ = pool.spawn();
+    }
+}
