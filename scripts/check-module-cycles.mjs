@@ -3,16 +3,22 @@
 //
 // Each file is a module. Every path it names that resolves into another module
 // of the crate (`use crate::..`, `super::..`, `self::..`, a child module, or an
-// inline `crate::a::b`) is an edge to the deepest module on that path. Edges
-// between a module and its own ancestors or descendants are left out: a module
-// and its children form one unit seen from outside, and a parent re-exporting
-// what its children define (or a child using its parent's items) is how Rust
-// modules are built. Every other edge is lifted to the two sibling modules
-// under the lowest common ancestor of its ends (`runs::run::end ->
+// inline `crate::a::b`) is an edge to the module that defines the item: the
+// deepest module on the path, and when the item is a name that module itself
+// imports (`pub use calls::CallKey`, or a plain `use`), the module it comes
+// from. Comments, strings and char literals are skipped with a small Rust
+// lexer, and inline `#[cfg(test)]` modules are left out.
+//
+// Edges between a module and its own ancestors or descendants are left out:
+// a module and its children form one unit seen from outside, and a child
+// using an item its parent defines (or a parent using its children) is how
+// Rust modules are built. Every other edge is lifted to the two sibling
+// modules under the lowest common ancestor of its ends (`runs::run::end ->
 // runs::store::x` becomes `runs::run -> runs::store`). Under every module, its
 // children must then form an acyclic graph; cycles are reported as strongly
-// connected components. (The same rule as `cargo modules dependencies
-// --acyclic` with parent/child edges hidden.)
+// connected components. This is stricter than "no two files import each
+// other" and looser than `cargo modules dependencies --acyclic`, which also
+// counts parent/child edges.
 //
 // Usage: node scripts/check-module-cycles.mjs [crate src dir]
 import { readdirSync, readFileSync, statSync } from 'node:fs'
@@ -40,16 +46,58 @@ const sources = new Map(files(root).map((file) => [moduleOf(file), readFileSync(
 const modules = new Set(sources.keys())
 
 /**
- * Comments, string literals, visibility paths (`pub(in crate::x)`) and inline
- * `#[cfg(test)]` modules removed, so that only real paths remain.
+ * The code of a Rust file with comments, string and char literals blanked
+ * (lifetimes kept), visibility paths (`pub(in crate::x)`) reduced to `pub`,
+ * and inline `#[cfg(test)]` modules removed, so that only real paths remain.
  */
 function code(text) {
-  let body = text
-    .replace(/\/\/[^\n]*/g, '')
-    .replace(/\/\*[\s\S]*?\*\//g, '')
-    .replace(/r#*"[\s\S]*?"#*/g, '""')
-    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
-    .replace(/\bpub\s*\([^)]*\)/g, 'pub')
+  let out = ''
+  let i = 0
+  const n = text.length
+  while (i < n) {
+    const c = text[i]
+    const next = text[i + 1]
+    if (c === '/' && next === '/') {
+      while (i < n && text[i] !== '\n') i++
+    } else if (c === '/' && next === '*') {
+      let depth = 0
+      do {
+        if (text[i] === '/' && text[i + 1] === '*') {
+          depth++
+          i += 2
+        } else if (text[i] === '*' && text[i + 1] === '/') {
+          depth--
+          i += 2
+        } else i++
+      } while (i < n && depth > 0)
+      out += ' '
+    } else if ((c === 'r' || (c === 'b' && next === 'r')) && /^b?r#*"/.test(text.slice(i, i + 260)) && !/[A-Za-z0-9_]/.test(text[i - 1] ?? '')) {
+      const [open, hashes] = text.slice(i).match(/^b?r(#*)"/)
+      const end = text.indexOf('"' + hashes, i + open.length)
+      i = end < 0 ? n : end + 1 + hashes.length
+      out += '""'
+    } else if (c === '"' || (c === 'b' && next === '"' && !/[A-Za-z0-9_]/.test(text[i - 1] ?? ''))) {
+      i += c === 'b' ? 2 : 1
+      while (i < n && text[i] !== '"') i += text[i] === '\\' ? 2 : 1
+      i++
+      out += '""'
+    } else if (c === "'" || (c === 'b' && next === "'" && !/[A-Za-z0-9_]/.test(text[i - 1] ?? ''))) {
+      // A char literal ('x', '\n', '\u{1F600}', b'"'), else a lifetime ('a).
+      const from = c === 'b' ? i + 1 : i
+      const literal = text.slice(from).match(/^'(?:\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^'\\\n])'/)
+      if (literal) {
+        i = from + literal[0].length
+        out += "' '"
+      } else {
+        out += c
+        i++
+      }
+    } else {
+      out += c
+      i++
+    }
+  }
+  let body = out.replace(/\bpub\s*\([^)]*\)/g, 'pub')
   for (let at; (at = body.search(/#\[cfg\(test\)\]\s*mod\s+\w+\s*\{/)) >= 0; ) {
     let depth = 0
     let end = body.indexOf('{', at)
@@ -62,9 +110,12 @@ function code(text) {
   return body
 }
 
-/** `a::{b, c::{d}}` -> [`a::b`, `a::c::d`]. */
+/** `a::{b, c::{d as e}}` -> [`a::b`, `a::c::d@e`] (`@` marks an alias). */
 function expand(tree) {
-  tree = tree.replace(/\s+/g, '')
+  return expandCompact(tree.replace(/\s+as\s+/g, '@').replace(/\s+/g, ''))
+}
+
+function expandCompact(tree) {
   const open = tree.indexOf('{')
   if (open < 0) return tree.split(',').filter(Boolean)
   const prefix = tree.slice(0, open)
@@ -88,29 +139,60 @@ function expand(tree) {
     }
   }
   const rest = tree.slice(close + 1).replace(/^,/, '')
-  return [...parts.flatMap((part) => expand(prefix + part)), ...(rest ? expand(rest) : [])]
+  return [...parts.flatMap((part) => expandCompact(prefix + part)), ...(rest ? expandCompact(rest) : [])]
 }
 
-/** The module a path names from `from`, or null outside the crate. */
-function resolve(from, path) {
-  let segments = path.split('::').filter((s) => s && s !== '*')
+const bodies = new Map([...sources].map(([module, text]) => [module, code(text)]))
+
+/** Per module, the names its `use` declarations bring in: name -> path. */
+const imports = new Map()
+for (const [module, body] of bodies) {
+  const names = new Map()
+  for (const [, tree] of body.matchAll(/\buse\s+([^;]+);/g)) {
+    for (const entry of expand(tree)) {
+      const [path, alias] = entry.split('@')
+      const last = path.split('::').filter((s) => s && s !== 'self').at(-1)
+      if (last && last !== '*') names.set(alias ?? last, path.replace(/::self$/, ''))
+    }
+  }
+  imports.set(module, names)
+}
+
+/**
+ * The module that defines what a path names from `from`, or null outside
+ * the crate. A name a module imports (`pub use calls::CallKey`, or a plain
+ * `use`) is followed to the module it comes from.
+ */
+function resolve(from, path, hops = 0) {
+  let segments = path.split('::').filter((s) => s && s !== '*' && s !== 'self')
   let base
-  if (segments[0] === 'crate') {
+  if (path.startsWith('crate::')) {
     base = []
     segments = segments.slice(1)
-  } else if (segments[0] === 'self' || segments[0] === 'super') {
+  } else if (/^(self|super)(::|$)/.test(path)) {
     base = from ? from.split('::') : []
-    while (segments[0] === 'self' || segments[0] === 'super') {
-      if (segments.shift() === 'super') base = base.slice(0, -1)
+    for (const s of path.split('::')) {
+      if (s === 'super') base = base.slice(0, -1)
+      else if (s !== 'self') break
     }
+    segments = path.split('::').filter((s) => s !== 'super' && s !== 'self' && s !== '*' && s)
   } else {
     base = from ? from.split('::') : []
     if (!modules.has([...base, segments[0]].join('::'))) return null
   }
   let found = base.join('::')
+  let used = 0
   for (let i = 1; i <= segments.length; i++) {
     const candidate = [...base, ...segments.slice(0, i)].join('::')
-    if (modules.has(candidate)) found = candidate
+    if (modules.has(candidate)) {
+      found = candidate
+      used = i
+    }
+  }
+  const item = segments[used]
+  const imported = item === undefined ? undefined : imports.get(found)?.get(item)
+  if (imported !== undefined && hops < 8 && !(found === from && imported === path)) {
+    return resolve(found, imported, hops + 1) ?? found
   }
   return found
 }
@@ -129,10 +211,9 @@ function lift(a, b) {
 
 const edges = new Map([...modules].map((m) => [m, new Set()]))
 const why = new Map()
-for (const [from, text] of sources) {
-  const body = code(text)
+for (const [from, body] of bodies) {
   const paths = []
-  for (const [, tree] of body.matchAll(/\buse\s+([^;]+);/g)) paths.push(...expand(tree))
+  for (const [, tree] of body.matchAll(/\buse\s+([^;]+);/g)) paths.push(...expand(tree).map((p) => p.split('@')[0]))
   for (const [path] of body.matchAll(/\b(?:crate|super|self)(?:::[A-Za-z_][A-Za-z0-9_]*)+/g)) paths.push(path)
   for (const path of paths) {
     const to = resolve(from, path)

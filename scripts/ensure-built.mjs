@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const run = (command) => execSync(command, { cwd: root, stdio: 'inherit' })
 
-if (!existsSync(new URL('../node_modules/@napi-rs/cli', import.meta.url))) {
+const needed = ['@napi-rs/cli', 'typescript']
+const installed = needed.every((name) => existsSync(new URL(`../node_modules/${name}`, import.meta.url)))
+if (!installed) {
   run(existsSync(new URL('../package-lock.json', import.meta.url)) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund')
 }
 run('npm run --silent build')

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use code_mode_core::config::CodeModeConfig as CoreConfig;
+use code_mode_core::limits::MAX_WORKER_THREADS;
 use code_mode_core::model::{self, RunPlan};
 use code_mode_core::runs::{AgentRun, Engine};
 use napi::bindgen_prelude::{JsObjectValue, Object, Unknown};
@@ -73,7 +74,9 @@ fn worker_count(value: Unknown) -> Result<usize> {
         return Ok(Engine::default_workers());
     }
     match js::number(&value)? {
-        Some(n) if n.is_finite() && n >= 1.0 && n.fract() == 0.0 => Ok((n as usize).min(16)),
+        Some(n) if n.is_finite() && n >= 1.0 && n.fract() == 0.0 => {
+            Ok((n as usize).min(MAX_WORKER_THREADS))
+        }
         _ => Err(Error::from_reason(
             "workerThreads must be a positive integer.",
         )),

@@ -12,7 +12,7 @@ use std::sync::{Arc, OnceLock, Weak};
 use code_mode_core::limits::MAX_DEPTH;
 use code_mode_core::messages;
 use code_mode_core::runs::host::{CallKey, Dispatch, Host, Reply};
-use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Object, Unknown};
+use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
 use napi::{sys, Env, JsValue, Result};
 use parking_lot::Mutex;
 use serde::Serialize;
@@ -108,13 +108,14 @@ fn compile(env: &Env, bridge: Weak<Bridge>) -> Result<Functions> {
             "maxDepth": MAX_DEPTH,
         }))?,
     )?;
+    let incomplete = || napi::Error::from_reason("code mode could not start its host bridge");
     let host = call_function(env, factory.raw(), &[settle.raw(), constants.raw()])
-        .map_err(|_| napi::Error::from_reason("code mode could not start its host bridge"))?;
-    let host = Object::from_raw(env.raw(), host);
+        .map_err(|_| incomplete())?;
+    let host = js::object(&js::value(env, host))?.ok_or_else(incomplete)?;
     let function = |name: &str| -> Result<FunctionRef<(), ()>> {
         let value: Unknown = host.get_named_property(name)?;
         js::function::<(), ()>(&value)?
-            .ok_or_else(|| napi::Error::from_reason("code mode's host bridge is incomplete"))?
+            .ok_or_else(incomplete)?
             .create_ref()
     };
     Ok(Functions {

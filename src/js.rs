@@ -102,18 +102,32 @@ pub fn field(object: &Object, name: &str) -> Result<Field> {
     })
 }
 
+/// A raw value that Node-API just handed this thread (a call's result or a
+/// thrown exception), for the checked helpers above.
+pub fn value<'env>(env: &'env Env, raw: sys::napi_value) -> Unknown<'env> {
+    // SAFETY: a live value of this env, used on its thread within the
+    // current scope.
+    unsafe { Unknown::from_raw_unchecked(env.raw(), raw) }
+}
+
+/// `value` when it is an object or a function (anything with properties).
+fn object_like<'env>(value: &Unknown<'env>) -> Result<Option<Object<'env>>> {
+    if !matches!(value.get_type()?, ValueType::Object | ValueType::Function) {
+        return Ok(None);
+    }
+    // SAFETY: objects and functions are both JavaScript objects.
+    Ok(Some(unsafe { value.cast::<Object>()? }))
+}
+
 /// The message of a thrown or rejected value, as the guest sees it: an
 /// Error's `message`, a string as is, anything else as `String(value)`.
 pub fn error_message(env: &Env, value: sys::napi_value) -> String {
-    // SAFETY: a live value of this env, used on its thread.
-    let value = unsafe { Unknown::from_raw_unchecked(env.raw(), value) };
+    let value = self::value(env, value);
     let text = (|| -> Result<String> {
         if let Some(text) = string(&value)? {
             return Ok(text);
         }
-        if matches!(value.get_type()?, ValueType::Object | ValueType::Function) {
-            // SAFETY: objects and functions are both JavaScript objects.
-            let object: Object = unsafe { value.cast()? };
+        if let Some(object) = object_like(&value)? {
             let message: Unknown = object.get_named_property("message")?;
             if let Some(text) = string(&message)? {
                 return Ok(text);

@@ -109,7 +109,7 @@ impl CodeModeRunSurface {
         };
         let input = match input {
             Ok(input) => input,
-            Err((code, message)) => return refused(env, &agent_run, code, message),
+            Err((code, message)) => return refused(env, &self.engine, agent_run, code, &message),
         };
         let call = CallOptions::read(env, call)?;
         let request = ExecRequest {
@@ -147,7 +147,7 @@ impl CodeModeRunSurface {
         };
         let run_id = match run_id {
             Ok(run_id) => run_id,
-            Err((code, message)) => return refused(env, &agent_run, code, message),
+            Err((code, message)) => return refused(env, &self.engine, agent_run, code, message),
         };
         let call = CallOptions::read(env, call)?;
         let request = WaitRequest {
@@ -176,18 +176,21 @@ impl CodeModeRunSurface {
     }
 }
 
-/// A promise already resolved with a failure (input refused, engine closed).
+/// A promise already resolved with a failure (input refused, engine closed),
+/// answered through the engine so that it carries the run's telemetry.
 fn refused<'env>(
     env: &'env Env,
-    agent_run: &AgentRun,
+    engine: &Engine,
+    agent_run: Arc<AgentRun>,
     code: ErrorCode,
-    message: impl Into<String>,
+    message: &str,
 ) -> Result<Object<'env>> {
-    let mut result = RunResult::failed(code, message);
-    result.telemetry = agent_run.telemetry();
     let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
-    let json = result.to_json();
-    deferred.resolve(move |_| Ok(JsonText(json)));
+    let done: Done = Box::new(move |result: RunResult| {
+        let json = result.to_json();
+        deferred.resolve(move |_| Ok(JsonText(json)));
+    });
+    engine.refuse(agent_run, code, message, done);
     Ok(promise)
 }
 

@@ -1,14 +1,14 @@
 //! A minimal threadsafe function that runs Rust on the JavaScript thread: the
 //! only raw threadsafe-function code in the binding.
 //!
-//! Why not napi's typed `ThreadsafeFunction` (as rolldown uses): it always
-//! calls one JavaScript function with arguments built from each value. Here
-//! a worker thread hands over Rust values (nested-call batches, aborts) that
-//! must be handled with the `Env` in hand: look up per-run references and
-//! call several functions of `host.js`. So this is a small fork, as
-//! lightningcss keeps one for its Node binding: no JavaScript
-//! callback, a Rust handler, and unreferenced from the start so that it
-//! never keeps the process alive.
+//! Why not napi's typed `ThreadsafeFunction` (as rolldown uses): it is built
+//! around one JavaScript function, and each value sent becomes that
+//! function's arguments. Here a message is Rust work with no single callee:
+//! a nested-call batch picks the executor of its agent run and calls
+//! `host.js`'s `start`, an abort calls `abort`, and a failure is reported to
+//! every call of the batch. So this is a small fork, as lightningcss keeps one
+//! for its Node binding: no JavaScript callee, a Rust handler, and
+//! unreferenced from the start so that it never keeps the process alive.
 
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -42,3 +42,12 @@ pub const MAX_ERROR_PART_BYTES: usize = 4096;
 /// in a builtin that never polls the interrupt handler, before the watchdog
 /// answers its call and abandons its worker thread.
 pub const WATCHDOG_GRACE: Duration = Duration::from_millis(500);
+
+/// How often the watchdog looks at the workers.
+pub const WATCHDOG_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The most worker threads one engine runs (`workerThreads` is clamped to it).
+pub const MAX_WORKER_THREADS: usize = 16;
+
+/// The most suggestions an unknown tool id gets.
+pub const MAX_SUGGESTIONS: usize = 3;

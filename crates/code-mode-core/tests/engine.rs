@@ -220,7 +220,7 @@ fn nested_calls_round_trip_with_bounded_concurrency() {
         max_pending_tool_calls: 4,
         ..CodeModeConfig::default()
     };
-    let surface = surface(host, &config);
+    let agent = agent_run(host, &config);
     let code = r#"
         const one = await tools.call('echo', {a: 1});
         const all = await Promise.all(Array.from({length: 20}, (_, i) => tools.echo({i, ms: 2})));
@@ -230,7 +230,7 @@ fn nested_calls_round_trip_with_bounded_concurrency() {
     "#;
     let result = exec_on(
         &engine,
-        surface.clone(),
+        agent.clone(),
         config.clone(),
         code,
         Language::Javascript,
@@ -290,15 +290,15 @@ fn a_waiting_worker_runs_other_cells() {
     let config = CodeModeConfig::default();
     let host = Arc::new(ThreadHost::default());
     let slow = {
-        let (engine, surface, config) = (
+        let (engine, agent, config) = (
             engine.clone(),
-            surface(host.clone(), &config),
+            agent_run(host.clone(), &config),
             config.clone(),
         );
         std::thread::spawn(move || {
             exec_on(
                 &engine,
-                surface,
+                agent,
                 config,
                 "await tools.echo({ms: 500}); return 'slow'",
                 Language::Javascript,
@@ -309,7 +309,7 @@ fn a_waiting_worker_runs_other_cells() {
     let started = Instant::now();
     let fast = exec_on(
         &engine,
-        surface(host, &config),
+        agent_run(host, &config),
         config.clone(),
         "return 'fast'",
         Language::Javascript,

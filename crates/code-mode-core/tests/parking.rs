@@ -19,11 +19,11 @@ fn calls_pending_at_the_deadline_park_and_wait_resumes() {
         timeout_ms: 150,
         ..CodeModeConfig::default()
     };
-    let surface = surface(host, &config);
+    let agent = agent_run(host, &config);
     let code = "text('before'); const r = await tools.echo({ms: 400, v: 7}); text('after'); return r.v * 6";
     let waiting = exec_on(
         &engine,
-        surface.clone(),
+        agent.clone(),
         config.clone(),
         code,
         Language::Javascript,
@@ -44,13 +44,13 @@ fn calls_pending_at_the_deadline_park_and_wait_resumes() {
     assert_eq!(engine.suspended_runs(), 1);
 
     // Nothing settled yet: parks again under the same id.
-    let again = wait_on(&engine, surface.clone(), config.clone(), &run_id, scope());
+    let again = wait_on(&engine, agent.clone(), config.clone(), &run_id, owner());
     assert_eq!(again["status"], "waiting", "{again}");
     assert_eq!(again["runId"], run_id.as_str());
     assert_eq!(again["output"], serde_json::json!([]));
 
     std::thread::sleep(Duration::from_millis(300));
-    let done = wait_on(&engine, surface, config, &run_id, scope());
+    let done = wait_on(&engine, agent, config, &run_id, owner());
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(done["value"], 42);
     assert_eq!(
@@ -68,25 +68,25 @@ fn wait_refuses_unknown_foreign_and_concurrent() {
         timeout_ms: 100,
         ..CodeModeConfig::default()
     };
-    let surface = surface(host, &config);
+    let agent = agent_run(host, &config);
     let waiting = exec_on(
         &engine,
-        surface.clone(),
+        agent.clone(),
         config.clone(),
         "await tools.echo({ms: 60000}); return 1",
         Language::Javascript,
     );
     let run_id = waiting["runId"].as_str().unwrap().to_owned();
-    let error = |scope: RunOwner, id: &str| {
-        wait_on(&engine, surface.clone(), config.clone(), id, scope)["error"].clone()
+    let error = |waiter: RunOwner, id: &str| {
+        wait_on(&engine, agent.clone(), config.clone(), id, waiter)["error"].clone()
     };
     assert_eq!(
-        error(scope(), "cm_nope"),
+        error(owner(), "cm_nope"),
         "code mode run is unavailable or expired."
     );
     let other_run = RunOwner {
         agent_run_id: "run-2".into(),
-        ..scope()
+        ..owner()
     };
     assert_eq!(
         error(other_run, &run_id),
@@ -94,7 +94,7 @@ fn wait_refuses_unknown_foreign_and_concurrent() {
     );
     let other_session = RunOwner {
         session_id: Some("session-2".into()),
-        ..scope()
+        ..owner()
     };
     assert_eq!(
         error(other_session, &run_id),
@@ -105,10 +105,10 @@ fn wait_refuses_unknown_foreign_and_concurrent() {
         timeout_ms: 1000,
         ..config.clone()
     };
-    let first = wait_start(&engine, &surface, slow, &run_id, scope());
+    let first = wait_start(&engine, &agent, slow, &run_id, owner());
     std::thread::sleep(Duration::from_millis(50));
     assert_eq!(
-        error(scope(), &run_id),
+        error(owner(), &run_id),
         "code mode run is already being resumed."
     );
     let first: Value = serde_json::from_str(&first.recv().unwrap()).unwrap();
@@ -120,10 +120,10 @@ fn wait_refuses_unknown_foreign_and_concurrent() {
 fn yield_parks_and_resumes_with_its_reason() {
     let engine = Engine::new(1).unwrap();
     let config = CodeModeConfig::default();
-    let surface = surface(Arc::new(ThreadHost::default()), &config);
+    let agent = agent_run(Arc::new(ThreadHost::default()), &config);
     let waiting = exec_on(
         &engine,
-        surface.clone(),
+        agent.clone(),
         config.clone(),
         "const r = await yield_control('checkpoint'); return r",
         Language::Javascript,
@@ -133,10 +133,10 @@ fn yield_parks_and_resumes_with_its_reason() {
     assert_eq!(waiting["pendingToolCalls"][0]["method"], "yield");
     let done = wait_on(
         &engine,
-        surface,
+        agent,
         config,
         waiting["runId"].as_str().unwrap(),
-        scope(),
+        owner(),
     );
     assert_eq!(
         done["value"],
@@ -150,13 +150,13 @@ fn restart_safe_cells_refuse_side_effects_and_park_at_every_await() {
     let config = CodeModeConfig::default();
     let mut echo = tool("echo");
     echo.replay_safe = true;
-    let surface = surface_with(
+    let agent = agent_run_with(
         Arc::new(ThreadHost::default()),
         &config,
         &[echo, tool("fail")],
     );
     let exec_safe =
-        |code: &str| exec_request(&engine, surface.clone(), code, Language::Javascript, true);
+        |code: &str| exec_request(&engine, agent.clone(), code, Language::Javascript, true);
     let refused = exec_safe("await tools.search('x'); await tools.fail({}); return 1");
     assert_eq!(refused["status"], "failed", "{refused}");
     assert_eq!(refused["code"], "invalid_input");
@@ -174,20 +174,20 @@ fn restart_safe_cells_refuse_side_effects_and_park_at_every_await() {
     std::thread::sleep(Duration::from_millis(50));
     let second = wait_on(
         &engine,
-        surface.clone(),
+        agent.clone(),
         config.clone(),
         parked["runId"].as_str().unwrap(),
-        scope(),
+        owner(),
     );
     assert_eq!(second["status"], "waiting", "every await parks: {second}");
     assert_ne!(second["runId"], parked["runId"]);
     std::thread::sleep(Duration::from_millis(50));
     let done = wait_on(
         &engine,
-        surface,
+        agent,
         config,
         second["runId"].as_str().unwrap(),
-        scope(),
+        owner(),
     );
     assert_eq!(done["value"], 3, "{done}");
 }
@@ -202,10 +202,10 @@ fn snapshot_limit_and_expiry() {
         max_snapshot_bytes: 1024,
         ..CodeModeConfig::default()
     };
-    let surface = surface(host, &config);
+    let agent = agent_run(host, &config);
     let big = exec_on(
         &engine,
-        surface.clone(),
+        agent.clone(),
         config.clone(),
         "await tools.echo({ms: 60000}); return 1",
         Language::Javascript,
@@ -221,7 +221,7 @@ fn snapshot_limit_and_expiry() {
     };
     let waiting = exec_on(
         &engine,
-        surface.clone(),
+        agent.clone(),
         config.clone(),
         "await tools.echo({ms: 60000}); return 1",
         Language::Javascript,
@@ -244,10 +244,10 @@ fn snapshot_limit_and_expiry() {
     );
     let gone = wait_on(
         &engine,
-        surface,
+        agent,
         config,
         waiting["runId"].as_str().unwrap(),
-        scope(),
+        owner(),
     );
     assert_eq!(gone["error"], "code mode run is unavailable or expired.");
 }

@@ -5,9 +5,8 @@ use std::collections::HashSet;
 
 use super::entry::Lowered;
 use super::{cmp_code_units, Catalog, CatalogEntry, ToolSource};
+use crate::limits::MAX_SUGGESTIONS;
 use crate::messages;
-
-const MAX_SUGGESTIONS: usize = 3;
 
 impl Catalog {
     /// The guest entry with this exact id, else the only guest entry with this

@@ -67,9 +67,9 @@ impl Leg {
         self.control.stopped().is_some()
     }
 
-    /// The result of a leg ended from outside while its worker is stuck: a
-    /// timeout, or the reason it was stopped for.
-    pub(super) fn overdue_result(&self) -> RunResult {
+    /// The result of a leg ended from outside while its worker is stuck in a
+    /// builtin: a timeout, or the reason it was stopped for (abort, close).
+    pub(super) fn stuck_result(&self) -> RunResult {
         let (code, message) = self
             .control
             .stopped()
@@ -78,8 +78,8 @@ impl Leg {
     }
 
     /// Ends the leg from outside (the watchdog's verdict).
-    pub(super) fn report_overdue(&self) {
-        self.report(self.overdue_result());
+    pub(super) fn report_stuck(&self) {
+        self.report(self.stuck_result());
     }
 
     pub(super) fn deadline(&self) -> Instant {

@@ -26,8 +26,9 @@ use self::leg::Leg;
 use self::run::Job;
 use self::store::Store;
 use self::worker::Workers;
+use crate::limits::MAX_WORKER_THREADS;
 use crate::messages;
-use crate::result::ErrorCode;
+use crate::result::{ErrorCode, RunResult};
 
 pub struct Engine {
     workers: Workers,
@@ -55,7 +56,7 @@ impl Engine {
     pub fn default_workers() -> usize {
         std::thread::available_parallelism()
             .map_or(1, |n| n.get())
-            .clamp(1, 16)
+            .clamp(1, MAX_WORKER_THREADS)
     }
 
     pub fn is_closed(&self) -> bool {
@@ -69,13 +70,19 @@ impl Engine {
         let timeout = Duration::from_millis(request.agent_run.config.timeout_ms);
         control.arm(request.started + timeout);
         let agent_run = request.agent_run.clone();
+        let refusal = match (self.is_closed(), control.stopped()) {
+            (true, _) => Some(RunResult::failed(
+                ErrorCode::RuntimeUnavailable,
+                messages::CLOSED,
+            )),
+            (false, Some(stop)) => Some(run::stopped_result(stop)),
+            (false, None) => None,
+        };
+        if let Some(result) = refusal {
+            // A cell refused before it is accepted is not a restart-safe result.
+            return Leg::new(done, control, agent_run, false).report(result);
+        }
         let leg = Leg::new(done, control.clone(), agent_run, request.input.restart_safe);
-        if self.is_closed() {
-            return leg.refuse(ErrorCode::RuntimeUnavailable, messages::CLOSED);
-        }
-        if let Some(stop) = control.stopped() {
-            return leg.report(run::stopped_result(stop));
-        }
         self.track(&control);
         self.workers.submit(Job::exec(request, control, leg));
     }
@@ -98,9 +105,22 @@ impl Engine {
                 return leg.refuse(code, message);
             }
         };
+        if let Some(stop) = control.stopped() {
+            // Aborted before it started: the run is dropped and the call
+            // answered here, without waiting for a worker.
+            self.store.drop_taken(run);
+            let leg = Leg::new(done, control, request.agent_run.clone(), false);
+            return leg.report(run::stopped_result(stop));
+        }
         let leg = Leg::new(done, control.clone(), run.agent_run(), run.restart_safe());
         self.track(&control);
         self.workers.submit(Job::resume(run, request, control, leg));
+    }
+
+    /// Answers an exec or wait the host refused before it reached the engine
+    /// (invalid input), with the agent run's telemetry.
+    pub fn refuse(&self, agent_run: Arc<AgentRun>, code: ErrorCode, message: &str, done: Done) {
+        Leg::new(done, Arc::new(Control::new()), agent_run, false).refuse(code, message);
     }
 
     /// Parked runs held now.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use super::agent_run::RunOwner;
-use super::run::{Ending, Parking, Run};
+use super::run::{Disposition, Parking, Run};
 use crate::limits::MAX_PARKED_RUNS;
 use crate::messages;
 use crate::result::ErrorCode;
@@ -119,16 +119,26 @@ impl Store {
     /// Acts on how a leg ended, on the worker that drove it: parks the run and
     /// answers `waiting`, or answers the result and frees the run. Either way
     /// the "being resumed" marker of a resumed run goes.
-    pub(super) fn land(&self, ending: Ending) {
-        match ending {
-            Ending::Report(run, result) => {
+    pub(super) fn land(&self, disposition: Disposition) {
+        match disposition {
+            Disposition::Report(run, result) => {
                 if let Some(id) = run.id() {
                     self.release(id);
                 }
                 run.report(result);
             }
-            Ending::Park(parking) => self.park(parking),
+            Disposition::Park(parking) => self.park(parking),
         }
+    }
+
+    /// Drops a run that a wait took but will not resume (its call was
+    /// stopped, or the workers are shut down): the marker goes, its nested
+    /// calls are aborted now, and its VM is freed away from this thread.
+    pub(super) fn drop_taken(&self, run: Run) {
+        if let Some(id) = run.id() {
+            self.release(id);
+        }
+        self.bury(run);
     }
 
     /// Takes the run in under its new id (replacing the marker of the id it
@@ -143,6 +153,12 @@ impl Store {
             waiting,
             leg,
         } = parking;
+        if leg.as_ref().is_none_or(|leg| leg.reported()) {
+            // The watchdog answered this call while the worker was stuck: no
+            // one will ever learn the new id, so the run is not kept.
+            let result = waiting.into_failure(ErrorCode::Timeout, messages::TIMEOUT);
+            return self.land(Disposition::Report((*run).with_leg(leg), result));
+        }
         let mut state = self.state.lock();
         if let Some(previous) = &previous {
             state.entries.remove(previous);
@@ -158,7 +174,7 @@ impl Store {
             drop(state);
             let (code, message) = refused.error();
             let failure = waiting.into_failure(code, message);
-            return self.land(Ending::Report((*run).with_leg(leg), failure));
+            return self.land(Disposition::Report((*run).with_leg(leg), failure));
         }
         run.parked_as(id.clone());
         state.entries.insert(id, Entry::Parked { run, expires });
@@ -199,7 +215,7 @@ impl Store {
 
     /// Drops a run away from the caller's thread: its nested calls are aborted
     /// now, its VM is freed by the expiry thread.
-    pub(super) fn bury(&self, mut run: Run) {
+    fn bury(&self, mut run: Run) {
         run.abort_in_flight();
         let mut state = self.state.lock();
         if state.closed {

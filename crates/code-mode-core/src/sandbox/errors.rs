@@ -12,7 +12,7 @@ pub(super) const CELL_FILE: &str = "cell";
 /// Describes an uncaught guest value without any host frame.
 pub(super) fn describe(ctx: &Ctx<'_>, exception: &Value<'_>) -> String {
     let Some(object) = exception.as_object() else {
-        return format!("Uncaught: {}", cut(string_lossy(ctx, exception)));
+        return format!("Uncaught: {}", cut(primitive_text(ctx, exception)));
     };
     let text = |key: &str| -> Option<String> {
         let value: Value = object.get(key).ok()?;
@@ -29,6 +29,22 @@ pub(super) fn describe(ctx: &Ctx<'_>, exception: &Value<'_>) -> String {
         Some(location) => format!("{head} at {location}"),
         None => head,
     }
+}
+
+/// A thrown primitive as `String(value)` shows it (a symbol as
+/// `Symbol(description)`, which plain conversion refuses).
+fn primitive_text(ctx: &Ctx<'_>, value: &Value<'_>) -> String {
+    let Some(symbol) = value.as_symbol() else {
+        return string_lossy(ctx, value);
+    };
+    let description = match symbol.description() {
+        Ok(text) if text.is_string() => string_lossy(ctx, &text),
+        _ => {
+            let _ = ctx.catch();
+            String::new()
+        }
+    };
+    format!("Symbol({description})")
 }
 
 /// At most [`MAX_ERROR_PART_BYTES`] bytes (on a character boundary), with `…`

@@ -74,12 +74,12 @@ pub fn tool(name: &str) -> ToolSpec {
     }
 }
 
-/// An agent run over `echo` and `fail`, owned by [`scope`].
-pub fn surface(host: Arc<ThreadHost>, config: &CodeModeConfig) -> Arc<AgentRun> {
-    surface_with(host, config, &[tool("echo"), tool("fail")])
+/// An agent run over `echo` and `fail`, owned by [`owner`].
+pub fn agent_run(host: Arc<ThreadHost>, config: &CodeModeConfig) -> Arc<AgentRun> {
+    agent_run_with(host, config, &[tool("echo"), tool("fail")])
 }
 
-pub fn surface_with(
+pub fn agent_run_with(
     host: Arc<ThreadHost>,
     config: &CodeModeConfig,
     tools: &[ToolSpec],
@@ -89,7 +89,7 @@ pub fn surface_with(
         Arc::new(Catalog::build(tools)),
         host,
         vec!["exec".into(), "wait".into()],
-        scope(),
+        owner(),
     )
 }
 
@@ -107,14 +107,14 @@ pub fn variant(run: &AgentRun, config: CodeModeConfig, owner: RunOwner) -> Arc<A
 
 pub fn exec_on(
     engine: &Engine,
-    surface: Arc<AgentRun>,
+    agent: Arc<AgentRun>,
     config: CodeModeConfig,
     code: &str,
     language: Language,
 ) -> Value {
     exec_request(
         engine,
-        variant(&surface, config, scope()),
+        variant(&agent, config, owner()),
         code,
         language,
         false,
@@ -147,7 +147,7 @@ pub fn exec_request(
     serde_json::from_str(&rx.recv().unwrap()).unwrap()
 }
 
-pub fn scope() -> RunOwner {
+pub fn owner() -> RunOwner {
     RunOwner {
         agent_run_id: "run-1".into(),
         session_id: Some("session-1".into()),
@@ -158,7 +158,7 @@ pub fn scope() -> RunOwner {
 /// Starts a wait; the receiver gets its result as JSON text.
 pub fn wait_start(
     engine: &Engine,
-    surface: &AgentRun,
+    agent: &AgentRun,
     config: CodeModeConfig,
     run_id: &str,
     owner: RunOwner,
@@ -167,7 +167,7 @@ pub fn wait_start(
     let request = WaitRequest {
         run_id: run_id.to_owned(),
         started: Instant::now(),
-        agent_run: variant(surface, config, owner),
+        agent_run: variant(agent, config, owner),
         parent_tool_call_id: Some("call_2".into()),
     };
     engine.wait(
@@ -180,18 +180,18 @@ pub fn wait_start(
 
 pub fn wait_on(
     engine: &Engine,
-    surface: Arc<AgentRun>,
+    agent: Arc<AgentRun>,
     config: CodeModeConfig,
     run_id: &str,
-    scope: RunOwner,
+    owner: RunOwner,
 ) -> Value {
-    let rx = wait_start(engine, &surface, config, run_id, scope);
+    let rx = wait_start(engine, &agent, config, run_id, owner);
     serde_json::from_str(&rx.recv().unwrap()).unwrap()
 }
 
 pub fn exec_with(engine: &Engine, config: CodeModeConfig, code: &str, language: Language) -> Value {
-    let surface = surface(Arc::new(ThreadHost::default()), &config);
-    exec_on(engine, surface, config, code, language)
+    let agent = agent_run(Arc::new(ThreadHost::default()), &config);
+    exec_on(engine, agent, config, code, language)
 }
 
 pub fn exec(code: &str) -> Value {

@@ -1,6 +1,6 @@
-//! How a leg ends. [`Run::finish`] decides what should happen: park the run
-//! (an [`Ending::Park`]) or report its result (an [`Ending::Report`]). The
-//! store acts on that decision; the run never touches the store itself.
+//! How a leg ends. [`Run::finish`] turns the [`End`] of a leg into a
+//! [`Disposition`]: park the run, or report its result. The store acts on
+//! that decision; the run never touches the store itself.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -11,8 +11,8 @@ use crate::messages;
 use crate::result::{ErrorCode, RunResult, Status};
 use crate::runs::leg::Leg;
 
-/// What should happen to a run whose leg ended.
-pub(in crate::runs) enum Ending {
+/// What the store must do with a run whose leg ended.
+pub(in crate::runs) enum Disposition {
     /// Hold the run in the store and answer the call with `waiting`.
     Park(Parking),
     /// Answer the call with this result and free the run (nested calls still
@@ -37,15 +37,15 @@ pub(in crate::runs) struct Parking {
 impl Run {
     /// Decides how the leg ends: parking (when the snapshot limit allows) or
     /// a report.
-    pub(in crate::runs) fn finish(mut self, end: End) -> Ending {
+    pub(in crate::runs) fn finish(mut self, end: End) -> Disposition {
         self.arrivals.set_waker(None);
         let reason = match end {
-            End::Result(result) => return Ending::Report(self, result),
+            End::Result(result) => return Disposition::Report(self, result),
             End::Park(reason) => reason,
         };
         let Some(vm) = self.vm.as_ref() else {
             let internal = RunResult::failed(ErrorCode::InternalError, messages::INTERNAL);
-            return Ending::Report(self, internal);
+            return Disposition::Report(self, internal);
         };
         let output = vm.take_output();
         let pending_tool_calls = vm.calls().pending_calls();
@@ -55,7 +55,7 @@ impl Run {
         if snapshot_bytes > max {
             let error = messages::snapshot_limit(snapshot_bytes, max);
             let failure = RunResult::failed(ErrorCode::SnapshotLimitExceeded, error);
-            return Ending::Report(self, failure.with_output(output));
+            return Disposition::Report(self, failure.with_output(output));
         }
         let previous = self.id.clone();
         let id = match (&previous, self.fed) {
@@ -71,7 +71,7 @@ impl Run {
         .with_output(output);
         let expires = Instant::now() + Duration::from_secs(self.config.snapshot_ttl_seconds);
         let leg = self.leg.take();
-        Ending::Park(Parking {
+        Disposition::Park(Parking {
             run: Box::new(self),
             id,
             previous,
@@ -99,9 +99,9 @@ impl Run {
 
     /// The result for a run whose worker the watchdog abandoned (its call
     /// was answered already, unless it got out just in time).
-    pub(in crate::runs) fn overdue_result(&self) -> RunResult {
-        let overdue = self.leg.as_ref().map(|leg| leg.overdue_result());
-        overdue.unwrap_or_else(|| RunResult::failed(ErrorCode::InternalError, messages::INTERNAL))
+    pub(in crate::runs) fn stuck_result(&self) -> RunResult {
+        let stuck = self.leg.as_ref().map(|leg| leg.stuck_result());
+        stuck.unwrap_or_else(|| RunResult::failed(ErrorCode::InternalError, messages::INTERNAL))
     }
 
     /// Reports a final result: nested calls still in flight are aborted

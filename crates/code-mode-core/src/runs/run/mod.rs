@@ -11,7 +11,7 @@ use std::time::Instant;
 mod end;
 mod spare;
 
-pub(super) use end::{Ending, Parking};
+pub(super) use end::{Disposition, Parking};
 pub(super) use spare::refill_spare;
 
 use super::agent_run::{AgentRun, RunOwner};
@@ -42,7 +42,7 @@ enum JobKind {
 pub(super) enum Step {
     /// Waiting for nested calls to settle: the worker holds it.
     Awaiting(Run),
-    /// The leg is over; [`Run::finish`] says what happens next.
+    /// The leg is over; [`Run::finish`] decides what happens next.
     Ended(Run, End),
 }
 
@@ -73,13 +73,12 @@ impl Job {
         self.leg.clone()
     }
 
-    /// Answers without running (the workers are shut down). Returns the run a
-    /// wait had taken, for the store to drop.
-    pub(super) fn refuse(self) -> Option<Run> {
-        self.leg.report(stopped_result(Stop::Closed));
+    /// Takes apart a job that will never run: the call waiting for it, and
+    /// the run a wait had taken (for the store to drop).
+    pub(super) fn into_refused(self) -> (Arc<Leg>, Option<Run>) {
         match self.kind {
-            JobKind::Exec(_) => None,
-            JobKind::Resume(run, _) => Some(*run),
+            JobKind::Exec(_) => (self.leg, None),
+            JobKind::Resume(run, _) => (self.leg, Some(*run)),
         }
     }
 

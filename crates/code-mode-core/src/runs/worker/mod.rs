@@ -27,9 +27,10 @@ use std::time::Instant;
 use parking_lot::{Condvar, Mutex, RwLock};
 
 use super::leg::Leg;
-use super::run::{refill_spare, Job, Run};
+use super::run::{refill_spare, stopped_result, Job, Run};
 use super::store::Store;
 use crate::limits::WORKER_STACK_BYTES;
+use crate::sandbox::Stop;
 use thread::Worker;
 use watchdog::watch;
 
@@ -118,11 +119,15 @@ impl Pool {
         }
     }
 
-    /// Answers a job that will never run; a run a wait had taken is dropped.
+    /// Answers a job that will never run (the workers are shut down). A run
+    /// a wait had taken is dropped by the store first: its calls are aborted
+    /// before the answer goes out, as on every other way a run ends.
     fn refuse(&self, job: Job) {
-        if let Some(run) = job.refuse() {
-            self.store.bury(run);
+        let (leg, taken) = job.into_refused();
+        if let Some(run) = taken {
+            self.store.drop_taken(run);
         }
+        leg.report(stopped_result(Stop::Closed));
     }
 
     fn slot(&self, index: usize) -> Arc<Slot> {
@@ -225,7 +230,10 @@ impl Workers {
             self.pool.exited.wait(&mut live);
         }
         drop(live);
-        self.pool.watchdog_bell.notify_all();
+        {
+            let _queue = self.pool.queue.lock();
+            self.pool.watchdog_bell.notify_all();
+        }
         if let Some(watchdog) = self.watchdog.lock().take() {
             let _ = watchdog.join();
         }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::{Pool, Slot};
 use crate::runs::host::Waker;
-use crate::runs::run::{refill_spare, Ending, Job, Run, Step};
+use crate::runs::run::{refill_spare, Disposition, Job, Run, Step};
 
 /// How long a worker whose runs await nested calls polls before it sleeps: a
 /// settlement usually arrives within microseconds, and waking a sleeping
@@ -53,8 +53,9 @@ impl Worker {
                 self.leave();
                 return false;
             }
-            let jobs = std::mem::take(&mut self.slot.intake.lock().jobs);
-            for job in jobs {
+            // One job at a time: jobs not started yet stay in the intake,
+            // where the watchdog can hand them on if this worker gets stuck.
+            while let Some(job) = self.next_job() {
                 self.start(job, &waker);
             }
             self.poll_runs();
@@ -119,16 +120,26 @@ impl Worker {
         }
         let held = std::mem::take(&mut *self.slot.held.lock());
         for run in held {
-            let result = run.overdue_result();
-            self.pool.store.land(Ending::Report(run, result));
+            let result = run.stuck_result();
+            self.pool.store.land(Disposition::Report(run, result));
         }
+    }
+
+    /// The oldest job handed to this worker, marked as the one it computes.
+    fn next_job(&self) -> Option<Job> {
+        let mut intake = self.slot.intake.lock();
+        if intake.jobs.is_empty() {
+            return None;
+        }
+        let job = intake.jobs.remove(0);
+        *self.slot.current.lock() = Some(job.leg());
+        Some(job)
     }
 
     fn start(&self, job: Job, waker: &Waker) {
         *self.slot.current.lock() = Some(job.leg());
         let step = job.start(waker.clone());
-        self.settle(step);
-        *self.slot.current.lock() = None;
+        self.keep_or_land(step);
     }
 
     /// Drives each held run once (those without news return at once); ended
@@ -136,23 +147,38 @@ impl Worker {
     fn poll_runs(&self) {
         let count = self.slot.held.lock().len();
         for _ in 0..count {
-            let Some(mut run) = self.slot.held.lock().pop_front() else {
-                break;
+            let run = {
+                // Out of `held` and into `current` in one step, so the
+                // watchdog always sees it in one of them.
+                let mut held = self.slot.held.lock();
+                let Some(run) = held.pop_front() else {
+                    break;
+                };
+                *self.slot.current.lock() = run.leg();
+                run
             };
-            *self.slot.current.lock() = run.leg();
+            let mut run = run;
             let step = match run.poll() {
                 Some(end) => Step::Ended(run, end),
                 None => Step::Awaiting(run),
             };
-            self.settle(step);
-            *self.slot.current.lock() = None;
+            self.keep_or_land(step);
         }
     }
 
-    fn settle(&self, step: Step) {
+    /// Keeps a run that awaits calls, or lands an ended leg in the store;
+    /// either way the worker computes nothing after it.
+    fn keep_or_land(&self, step: Step) {
         match step {
-            Step::Awaiting(run) => self.slot.held.lock().push_back(run),
-            Step::Ended(run, end) => self.pool.store.land(run.finish(end)),
+            Step::Awaiting(run) => {
+                let mut held = self.slot.held.lock();
+                held.push_back(run);
+                *self.slot.current.lock() = None;
+            }
+            Step::Ended(run, end) => {
+                self.pool.store.land(run.finish(end));
+                *self.slot.current.lock() = None;
+            }
         }
     }
 }

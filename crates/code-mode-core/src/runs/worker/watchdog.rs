@@ -3,15 +3,12 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::{Pool, Slot};
-use crate::limits::WATCHDOG_GRACE;
+use crate::limits::{WATCHDOG_GRACE, WATCHDOG_INTERVAL};
 use crate::runs::leg::Leg;
 use crate::runs::run::Run;
-
-/// How often the watchdog looks.
-const WATCH_EVERY: Duration = Duration::from_millis(100);
 
 /// The watchdog: ends legs stuck in native code past their deadline (or a
 /// stop) and replaces their worker. Exits once the workers are shut down and
@@ -19,16 +16,13 @@ const WATCH_EVERY: Duration = Duration::from_millis(100);
 pub(super) fn watch(pool: &Arc<Pool>) {
     loop {
         {
+            // Checked under the queue lock, which `Workers::shutdown` takes to
+            // ring the bell: the last ring cannot slip in before the wait.
             let mut queue = pool.queue.lock();
-            if !queue.closed {
-                pool.watchdog_bell.wait_for(&mut queue, WATCH_EVERY);
+            if queue.closed && *pool.live.lock() == 0 {
+                return;
             }
-            if queue.closed {
-                drop(queue);
-                if *pool.live.lock() == 0 {
-                    return;
-                }
-            }
+            pool.watchdog_bell.wait_for(&mut queue, WATCHDOG_INTERVAL);
         }
         let slots: Vec<Arc<Slot>> = pool.slots.read().clone();
         let now = Instant::now();
@@ -60,20 +54,31 @@ pub(super) fn watch(pool: &Arc<Pool>) {
     }
 }
 
-/// Answers every leg of a stuck worker and starts a replacement. The stuck
-/// thread frees its runs when it gets back.
-fn abandon(pool: &Arc<Pool>, index: usize, slot: &Slot, current: &Arc<Leg>) {
+/// Answers every leg of a stuck worker, hands the jobs it has not started to
+/// the other workers, and starts a replacement. The stuck thread frees its
+/// runs when it gets back.
+fn abandon(pool: &Arc<Pool>, index: usize, slot: &Slot, stuck: &Arc<Leg>) {
     if slot.abandoned.swap(true, Ordering::AcqRel) {
         return;
     }
     pool.queue.lock().idle.retain(|&(i, _)| i != index);
-    current.report_overdue();
-    for leg in slot.held.lock().iter().filter_map(Run::leg) {
-        leg.report_overdue();
+    stuck.report_stuck();
+    {
+        // The worker moves a run between `held` and `current` under the
+        // `held` lock, so together they show every run it holds.
+        let held = slot.held.lock();
+        let current = slot.current.lock().clone();
+        for leg in held.iter().filter_map(Run::leg).chain(current) {
+            leg.report_stuck();
+        }
     }
+    let jobs = std::mem::take(&mut slot.intake.lock().jobs);
     *pool.live.lock() -= 1;
     pool.exited.notify_all();
     if !pool.queue.lock().closed {
         let _ = pool.spawn();
+    }
+    for job in jobs {
+        pool.submit(job);
     }
 }

@@ -18,7 +18,7 @@ use rquickjs::{Ctx, Function, Object, Persistent, Promise, Value};
 use super::calls::Yield;
 use super::js::{define, freeze};
 use super::json::to_text;
-use super::state::SharedState;
+use super::state::{SharedState, VmState};
 use super::toolbox::Toolbox;
 use crate::catalog::SearchLimit;
 use enqueue::enqueue;
@@ -72,7 +72,10 @@ fn search_function<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result
             let (query, options) = (args.next(), args.next());
             let toolbox = state.toolbox()?;
             toolbox.counters.search.fetch_add(1, Ordering::Relaxed);
-            let query = text_argument(&ctx, query.as_ref())?;
+            let query = match text_argument(&ctx, query.as_ref()) {
+                Ok(query) => query,
+                Err(error) => return rejected_by_guest(&ctx, &state, error),
+            };
             let limit = search_limit(options)?;
             let answer = toolbox
                 .catalog
@@ -100,7 +103,10 @@ fn describe_function<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Resu
         move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<Promise<'js>> {
             let toolbox = state.toolbox()?;
             toolbox.counters.describe.fetch_add(1, Ordering::Relaxed);
-            let needle = text_argument(&ctx, args.0.first())?;
+            let needle = match text_argument(&ctx, args.0.first()) {
+                Ok(needle) => needle,
+                Err(error) => return rejected_by_guest(&ctx, &state, error),
+            };
             let answer = toolbox
                 .catalog
                 .lookup(&needle)
@@ -117,7 +123,10 @@ fn call_function<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result<F
         ctx.clone(),
         move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<Promise<'js>> {
             let mut args = args.0.into_iter();
-            let needle = text_argument(&ctx, args.next().as_ref())?;
+            let needle = match text_argument(&ctx, args.next().as_ref()) {
+                Ok(needle) => needle,
+                Err(error) => return rejected_by_guest(&ctx, &state, error),
+            };
             let toolbox = state.toolbox()?;
             toolbox.counters.call.fetch_add(1, Ordering::Relaxed);
             match toolbox.catalog.lookup(&needle) {
@@ -157,7 +166,10 @@ fn yield_function<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result<
         move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<Promise<'js>> {
             let reason = match args.0.first() {
                 Some(value) if !value.is_undefined() && !value.is_null() => {
-                    Some(to_text(&ctx, value)?)
+                    match to_text(&ctx, value) {
+                        Ok(reason) => Some(reason),
+                        Err(error) => return rejected_by_guest(&ctx, &state, error),
+                    }
                 }
                 _ => None,
             };
@@ -180,12 +192,29 @@ fn yield_function<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result<
 }
 
 /// The query, id or name argument as text: `undefined` and `null` are empty,
-/// anything else goes through `String(value)` (whose throw the guest gets).
+/// anything else goes through `String(value)`, which may run guest code.
 fn text_argument(ctx: &Ctx<'_>, value: Option<&Value<'_>>) -> rquickjs::Result<String> {
     match value {
         Some(value) if !value.is_undefined() && !value.is_null() => to_text(ctx, value),
         _ => Ok(String::new()),
     }
+}
+
+/// What the guest's own code threw while an argument was read (a `toString`
+/// that throws), as the rejection of the call's promise, like every other
+/// failure of the call. A stop (timeout, abort) is not caught: it ends the run.
+fn rejected_by_guest<'js>(
+    ctx: &Ctx<'js>,
+    state: &VmState,
+    error: rquickjs::Error,
+) -> rquickjs::Result<Promise<'js>> {
+    if !matches!(error, rquickjs::Error::Exception) || state.control().stopped().is_some() {
+        return Err(error);
+    }
+    let thrown = ctx.catch();
+    let (promise, _resolve, reject) = ctx.promise()?;
+    reject.call::<_, ()>((thrown,))?;
+    Ok(promise)
 }
 
 fn search_limit(options: Option<Value<'_>>) -> rquickjs::Result<SearchLimit> {
