@@ -58,6 +58,44 @@ describe('host memory stays bounded', () => {
   })
 })
 
+describe('deeply nested sources', () => {
+  // Each of these once overflowed the parser's stack and killed the process.
+  const nested = {
+    parens: 'return ' + '('.repeat(100000) + '1' + ')'.repeat(100000),
+    brackets: 'return ' + '['.repeat(400000),
+    nots: 'return ' + '!'.repeat(1000000) + '1',
+    braces: '{'.repeat(500000),
+    objects: 'return ' + '{a:'.repeat(150000) + '1' + '}'.repeat(150000),
+    templates: 'return ' + '`${'.repeat(100000) + '1' + '}`'.repeat(100000),
+    arrows: 'return ' + '()=>'.repeat(150000) + '1',
+  }
+
+  for (const language of ['javascript', 'typescript']) {
+    test(`${language}: refused as invalid_input before any parser runs, and the process keeps serving`, async () => {
+      const { run } = setup()
+      for (const [name, code] of Object.entries(nested)) {
+        for (const variant of [code, code + '\n)syntax error(']) {
+          const result = await run.exec({ code: variant, language })
+          assert.equal(result.status, 'failed', name)
+          assert.equal(result.code, 'invalid_input', `${name}: ${result.error}`)
+          assert.match(result.error, /^code nests too deeply to parse safely: it has more than 25000 brackets, operators and keywords \(the limit is passed at line 1:\d+\)\. Split the work/, name)
+        }
+      }
+      assert.equal((await run.exec({ code: 'return 6 * 7', language })).value, 42)
+    })
+  }
+
+  test('nesting within the limit still runs, and QuickJS bounds its own recursion', async () => {
+    const { run } = setup()
+    const fine = await run.exec({ code: 'return ' + '('.repeat(500) + '1' + ')'.repeat(500) })
+    assert.equal(fine.value, 1)
+    const deeper = await run.exec({ code: 'return ' + '('.repeat(20000) + '1' + ')'.repeat(20000) })
+    assert.equal(deeper.status, 'failed')
+    assert.equal(deeper.code, 'internal_error', 'QuickJS refuses it with its own stack check')
+    assert.match(deeper.error, /^RangeError: Maximum call stack size exceeded/)
+  })
+})
+
 describe('builtins that never poll the interrupt handler', () => {
   // A quadratic indexOf over a megabyte runs for minutes inside QuickJS with
   // no interrupt check: the watchdog answers the call and replaces the worker.

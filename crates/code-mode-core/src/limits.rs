@@ -8,6 +8,12 @@ use std::time::Duration;
 /// The largest cell source, in bytes of UTF-8.
 pub const MAX_SOURCE_BYTES: usize = 1024 * 1024;
 
+/// Opening units (brackets, operators, keywords) a cell may contain: a bound
+/// on how deep the parsers recurse, checked before they run. At about 3.3 KiB
+/// of stack per unit at worst, the deepest accepted cell needs at most about
+/// 80 MiB of a worker's [`WORKER_STACK_BYTES`]. See `source/guard.rs`.
+pub const MAX_OPENING_UNITS: usize = 25_000;
+
 /// JS stack a cell may use before an ordinary `RangeError`.
 pub const JS_STACK_BYTES: usize = 4 * 1024 * 1024;
 

@@ -1,7 +1,7 @@
 //! Every guest- and model-visible message, in one place. `docs/errors.md`
 //! lists them; they are part of the contract, byte for byte.
 
-use crate::limits::{MAX_DEPTH, MAX_SOURCE_BYTES};
+use crate::limits::{MAX_DEPTH, MAX_OPENING_UNITS, MAX_SOURCE_BYTES};
 
 pub const MODULE_ACCESS_DISABLED: &str = "code mode module access is disabled.";
 pub const TYPESCRIPT_FAILED_PREFIX: &str = "typescript transform failed: ";
@@ -19,6 +19,11 @@ pub const PENDING_WITHOUT_HOST_WORK: &str = "code mode promise is pending withou
 /// `code mode <language> input is disabled.`
 pub fn language_disabled(language: &str) -> String {
     format!("code mode {language} input is disabled.")
+}
+
+/// A cell with too many opening units to parse safely.
+pub fn source_too_deep(location: &str) -> String {
+    format!("code nests too deeply to parse safely: it has more than {MAX_OPENING_UNITS} brackets, operators and keywords (the limit is passed at {location}). Split the work into smaller statements, functions or cells.")
 }
 
 pub fn source_too_large() -> String {

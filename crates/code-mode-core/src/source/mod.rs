@@ -5,6 +5,7 @@
 //! `(async () => {` + newline + code + newline + `})()`, so line N of the user's
 //! source is line N + 1 of the script and columns are unchanged.
 
+mod guard;
 mod position;
 mod screen;
 mod typescript;
@@ -38,6 +39,9 @@ pub enum SourceError {
     Syntax { message: String, location: Location },
     /// The source is larger than the cell limit: `invalid_input`.
     TooLarge,
+    /// The source could nest deeper than the parsers can safely follow:
+    /// `invalid_input`.
+    TooDeep { location: Location },
 }
 
 impl SourceError {
@@ -52,6 +56,7 @@ impl SourceError {
                 format!("SyntaxError: {message} at {location}")
             }
             SourceError::TooLarge => messages::source_too_large(),
+            SourceError::TooDeep { location } => messages::source_too_deep(&location.to_string()),
         }
     }
 }
@@ -62,6 +67,10 @@ pub fn prepare(code: &str, language: Language) -> Result<PreparedSource, SourceE
         return Err(SourceError::TooLarge);
     }
     let wrapped = format!("{WRAP_OPEN}{code}{WRAP_CLOSE}");
+    if let Err(refused) = guard::check(code) {
+        let location = Location::of_wrapped(&wrapped, WRAP_OPEN.len() + refused.offset);
+        return Err(SourceError::TooDeep { location });
+    }
     let typescript = language == Language::Typescript;
     match screen::screen(&wrapped, code, typescript) {
         Ok(()) => {}
@@ -176,6 +185,23 @@ mod tests {
             panic!("{err:?}")
         };
         assert!(message.ends_with("at line 2:10"), "{message}");
+    }
+
+    #[test]
+    fn sources_that_could_nest_too_deep_are_refused_before_parsing() {
+        // On this 2 MiB test thread any parser would overflow long before.
+        for code in [
+            format!("return {}1{}", "(".repeat(100_000), ")".repeat(100_000)),
+            format!("let x: {}T", "keyof ".repeat(60_000)),
+        ] {
+            for language in [Language::Javascript, Language::Typescript] {
+                let err = prepare(&code, language).unwrap_err();
+                assert!(matches!(err, SourceError::TooDeep { .. }), "{err:?}");
+                assert!(err
+                    .message()
+                    .starts_with("code nests too deeply to parse safely"));
+            }
+        }
     }
 
     #[test]
