@@ -40,6 +40,25 @@ describe('host memory stays bounded', () => {
     assert.match(result.value[0], /^tool input is larger than the code mode bridge limit of 2097152 bytes/)
   })
 
+  test('a yield reason is cut at 1 KiB, and yields count toward the queue bound', async () => {
+    const { run } = setup()
+    const waiting = await run.exec({ code: "return await yield_control('é'.repeat(1e6))" })
+    assert.equal(waiting.status, 'waiting')
+    assert.ok(waiting.snapshotBytes < 1024 * 1024, `a parked run holds ${waiting.snapshotBytes} bytes`)
+    const done = await run.wait({ runId: waiting.runId })
+    assert.equal(done.value.status, 'yielded')
+    assert.equal(done.value.reason, 'é'.repeat(512) + '…', 'cut on a character boundary, marked')
+    const flood = await run.exec({
+      code: `
+        const refused = []
+        for (let i = 0; i < 1100; i++) yield_control('r').catch((e) => refused.push(e.message))
+        await null
+        return [refused.length, refused[0]]`,
+    })
+    assert.equal(flood.status, 'completed', flood.error)
+    assert.deepEqual(flood.value, [1100 - 1024, 'too many queued code mode tool calls.'])
+  })
+
   test('an uncaught error with a huge message is cut', async () => {
     const { run } = setup()
     const result = await run.exec({ code: "throw new Error('x'.repeat(1e6))" })

@@ -32,6 +32,10 @@ pub const MAX_BRIDGE_BYTES: u64 = 16 * 1024 * 1024;
 /// are bounded by `maxPendingToolCalls`.
 pub const MAX_QUEUED_CALLS: usize = 1024;
 
+/// The longest `yield_control(reason)` reason kept, in bytes of UTF-8; a
+/// longer one is cut (on a character boundary) and ends with `…`.
+pub const MAX_YIELD_REASON_BYTES: usize = 1024;
+
 /// Parked runs one engine holds at once.
 pub const MAX_PARKED_RUNS: usize = 64;
 

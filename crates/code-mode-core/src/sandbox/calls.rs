@@ -99,9 +99,22 @@ impl CallTable {
         calls.chain(yields).collect()
     }
 
-    /// Bytes of tool input held for pending calls (part of a parked run's size).
-    pub fn input_bytes(&self) -> usize {
-        self.input_bytes
+    /// Bytes the host holds for this table: inputs of pending calls, and the
+    /// ids and reasons of pending yields (part of a parked run's size).
+    pub fn held_bytes(&self) -> usize {
+        let yields: usize = self
+            .yields
+            .iter()
+            .map(|entry| entry.id.len() + entry.reason.as_ref().map_or(0, String::len))
+            .sum();
+        self.input_bytes + yields
+    }
+
+    /// Calls queued and yields waiting: what [`MAX_QUEUED_CALLS`] bounds.
+    ///
+    /// [`MAX_QUEUED_CALLS`]: crate::limits::MAX_QUEUED_CALLS
+    pub(super) fn waiting(&self) -> usize {
+        self.queued.len() + self.yields.len()
     }
 
     /// Takes queued calls, oldest first, while fewer than `max_in_flight` are in

@@ -60,8 +60,14 @@ pub fn to_json<'js>(
 /// `String(value)` as Rust text. A `toString` that throws leaves its exception
 /// pending and returns `Err(Exception)`, so the guest gets its own error back.
 pub fn to_text(ctx: &Ctx<'_>, value: &Value<'_>) -> rquickjs::Result<String> {
+    to_text_capped(ctx, value, usize::MAX)
+}
+
+/// [`to_text`], keeping at most `max` bytes (cut on a character boundary and
+/// marked with `…`): the host never copies more than that.
+pub fn to_text_capped(ctx: &Ctx<'_>, value: &Value<'_>, max: usize) -> rquickjs::Result<String> {
     if value.is_string() {
-        return Ok(string_lossy(ctx, value));
+        return Ok(string_capped(ctx, value, max));
     }
     // SAFETY: `value` is a live value of `ctx`; the result is a new reference
     // or the exception marker.
@@ -72,12 +78,18 @@ pub fn to_text(ctx: &Ctx<'_>, value: &Value<'_>) -> rquickjs::Result<String> {
     }
     // SAFETY: `raw` is an owned, non-exception value of `ctx`.
     let text = unsafe { Value::from_raw(ctx.clone(), raw) };
-    Ok(string_lossy(ctx, &text))
+    Ok(string_capped(ctx, &text, max))
 }
 
 /// A guest string as Rust text; lone surrogates become U+FFFD. Only for
 /// values that are strings already (anything else would run guest code).
 pub fn string_lossy(ctx: &Ctx<'_>, value: &Value<'_>) -> String {
+    string_capped(ctx, value, usize::MAX)
+}
+
+/// [`string_lossy`] of at most `max` bytes, cut on a character boundary and
+/// marked with `…` when longer.
+fn string_capped(ctx: &Ctx<'_>, value: &Value<'_>, max: usize) -> String {
     let raw_ctx = ctx.as_raw().as_ptr();
     let mut len = 0usize;
     // SAFETY: `value` is a live value of `ctx`; a string (or a bigint)
@@ -90,7 +102,14 @@ pub fn string_lossy(ctx: &Ctx<'_>, value: &Value<'_>) -> String {
     // SAFETY: QuickJS returned `len` readable bytes at `ptr`, valid until they
     // are freed below.
     let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, len) };
-    let text = String::from_utf8_lossy(bytes).into_owned();
+    let mut end = len.min(max);
+    while end < len && end > 0 && bytes[end] & 0xC0 == 0x80 {
+        end -= 1;
+    }
+    let mut text = String::from_utf8_lossy(&bytes[..end]).into_owned();
+    if end < len {
+        text.push('…');
+    }
     // SAFETY: `ptr` came from `JS_ToCStringLen` on this context; freed once.
     unsafe { qjs::JS_FreeCString(raw_ctx, ptr) };
     text

@@ -29,7 +29,7 @@ pub(super) fn enqueue<'js>(
     if restart_safe && !(entry.replay_safe && entry.source == ToolSource::Openclaw) {
         return Err(terminate(ctx, &state.control(), Stop::RestartSafeTool));
     }
-    if state.calls.borrow().queued.len() >= MAX_QUEUED_CALLS {
+    if state.calls.borrow().waiting() >= MAX_QUEUED_CALLS {
         return settled_promise(ctx, Err(messages::TOO_MANY_QUEUED_CALLS.to_owned()));
     }
     let input = match input_json(ctx, state, input)? {
@@ -39,7 +39,7 @@ pub(super) fn enqueue<'js>(
     // Getters in the input may have queued calls of their own meanwhile.
     {
         let table = state.calls.borrow();
-        let refusal = if table.queued.len() >= MAX_QUEUED_CALLS {
+        let refusal = if table.waiting() >= MAX_QUEUED_CALLS {
             Some(messages::TOO_MANY_QUEUED_CALLS.to_owned())
         } else if table.input_bytes + input.len() > table.max_bridge_bytes {
             Some(messages::tool_input_too_large(table.max_bridge_bytes))

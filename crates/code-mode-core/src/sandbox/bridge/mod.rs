@@ -17,10 +17,12 @@ use rquickjs::{Ctx, Function, Object, Persistent, Promise, Value};
 
 use super::calls::Yield;
 use super::js::{define, freeze};
-use super::json::to_text;
+use super::json::{to_text, to_text_capped};
 use super::state::{SharedState, VmState};
 use super::toolbox::Toolbox;
 use crate::catalog::SearchLimit;
+use crate::limits::{MAX_QUEUED_CALLS, MAX_YIELD_REASON_BYTES};
+use crate::messages;
 use enqueue::enqueue;
 use feed::settled_promise;
 
@@ -166,13 +168,16 @@ fn yield_function<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result<
         move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<Promise<'js>> {
             let reason = match args.0.first() {
                 Some(value) if !value.is_undefined() && !value.is_null() => {
-                    match to_text(&ctx, value) {
+                    match to_text_capped(&ctx, value, MAX_YIELD_REASON_BYTES) {
                         Ok(reason) => Some(reason),
                         Err(error) => return rejected_by_guest(&ctx, &state, error),
                     }
                 }
                 _ => None,
             };
+            if state.calls.borrow().waiting() >= MAX_QUEUED_CALLS {
+                return settled_promise(&ctx, Err(messages::TOO_MANY_QUEUED_CALLS.to_owned()));
+            }
             let toolbox = state.toolbox()?;
             let n = toolbox.counters.nested_seq.fetch_add(1, Ordering::Relaxed) + 1;
             let (promise, resolve, _reject) = ctx.promise()?;
