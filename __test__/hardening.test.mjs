@@ -131,6 +131,24 @@ describe('builtins that never poll the interrupt handler', () => {
     assert.deepEqual(next.map((r) => r.value), [1, 2, 3])
   })
 
+  test('runs awaiting tools on a worker that gets stuck move to another worker and finish', async () => {
+    const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 10000 }, workerThreads: 1 })
+    instances.push(codeMode)
+    const tools = [{ name: 'slow', description: '', source: 'openclaw' }]
+    const innocent = codeMode.prepareRun({
+      runId: 'innocent', sessionId: 'a', tools,
+      executeTool: () => new Promise((resolve) => setTimeout(() => resolve({ done: true }), 1500)),
+    })
+    const attacker = codeMode.prepareRun({ runId: 'attacker', sessionId: 'b', tools, agentConfig: { timeoutMs: 100 }, executeTool: async () => null })
+    const waiting = innocent.exec({ code: 'const r = await tools.slow({}); return r.done' })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const stuck = await attacker.exec({ code: QUADRATIC })
+    assert.equal(stuck.code, 'timeout')
+    const result = await waiting
+    assert.equal(result.status, 'completed', `${result.code}: ${result.error}`)
+    assert.equal(result.value, true)
+  })
+
   test('close() does not wait for a stuck worker', async () => {
     const { codeMode, run } = setup({ timeoutMs: 60000 })
     const stuck = run.exec({ code: QUADRATIC })

@@ -146,7 +146,7 @@ impl Vm {
     /// the stack top it recorded, and a VM resumed on another worker would
     /// otherwise see a bogus overflow. (rquickjs only does this itself with
     /// its `parallel` feature.)
-    fn adopt_thread(&self) {
+    pub fn adopt_thread(&self) {
         self.context.with(|ctx| {
             // SAFETY: the context is live while `ctx` is; this reads its runtime.
             let runtime = unsafe { qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };

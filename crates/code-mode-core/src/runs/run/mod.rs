@@ -26,7 +26,8 @@ use crate::sandbox::{CellOutcome, Control, Stop, Vm, VmLimits};
 use crate::source::{self, SourceError};
 use spare::fresh_vm;
 
-/// Work handed to a worker: a new run, or a parked one to resume.
+/// Work handed to a worker: a new run, a parked one to resume, or a run
+/// awaiting calls that moves from an abandoned worker.
 pub(super) struct Job {
     kind: JobKind,
     control: Arc<Control>,
@@ -36,6 +37,7 @@ pub(super) struct Job {
 enum JobKind {
     Exec(ExecRequest),
     Resume(Box<Run>, WaitRequest),
+    Adopt(Box<Run>),
 }
 
 /// Where a run stands after the worker drove it.
@@ -68,6 +70,21 @@ impl Job {
         }
     }
 
+    /// A run that awaits calls, for another worker to hold: the worker it
+    /// was on got stuck in a builtin while driving a different run. `None`
+    /// for a run with no call waiting on it (it is dropped instead).
+    pub(super) fn adopt(run: Run) -> Result<Self, Box<Run>> {
+        let run = Box::new(run);
+        match run.leg.clone() {
+            Some(leg) => Ok(Self {
+                control: run.control.clone(),
+                kind: JobKind::Adopt(run),
+                leg,
+            }),
+            None => Err(run),
+        }
+    }
+
     /// The call waiting for this job.
     pub(super) fn leg(&self) -> Arc<Leg> {
         self.leg.clone()
@@ -78,7 +95,7 @@ impl Job {
     pub(super) fn into_refused(self) -> (Arc<Leg>, Option<Run>) {
         match self.kind {
             JobKind::Exec(_) => (self.leg, None),
-            JobKind::Resume(run, _) => (self.leg, Some(*run)),
+            JobKind::Resume(run, _) | JobKind::Adopt(run) => (self.leg, Some(*run)),
         }
     }
 
@@ -91,6 +108,19 @@ impl Job {
                 let mut run = *run;
                 run.take_leg(control.clone(), leg, request.agent_run.config.clone());
                 (run, Err(request))
+            }
+            JobKind::Adopt(run) => {
+                // Same leg, same control (its stop already wakes the run);
+                // a new thread, whose stack the VM must measure from.
+                let mut run = *run;
+                if let Some(vm) = &run.vm {
+                    vm.adopt_thread();
+                }
+                run.arrivals.set_waker(Some(waker));
+                return match run.poll() {
+                    Some(end) => Step::Ended(run, end),
+                    None => Step::Awaiting(run),
+                };
             }
         };
         run.arrivals.set_waker(Some(waker));

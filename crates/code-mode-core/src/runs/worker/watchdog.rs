@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::{Pool, Slot};
 use crate::limits::{WATCHDOG_GRACE, WATCHDOG_INTERVAL};
 use crate::runs::leg::Leg;
-use crate::runs::run::Run;
+use crate::runs::run::Job;
 
 /// The watchdog: ends legs stuck in native code past their deadline (or a
 /// stop) and replaces their worker. Exits once the workers are shut down and
@@ -54,24 +54,27 @@ pub(super) fn watch(pool: &Arc<Pool>) {
     }
 }
 
-/// Answers every leg of a stuck worker, hands the jobs it has not started to
-/// the other workers, and starts a replacement. The stuck thread frees its
-/// runs when it gets back.
+/// Answers the stuck leg, hands every other run the worker holds and every
+/// job it has not started to the other workers, and starts a replacement.
+/// The stuck thread frees its one run when it gets back.
 fn abandon(pool: &Arc<Pool>, index: usize, slot: &Slot, stuck: &Arc<Leg>) {
-    if slot.abandoned.swap(true, Ordering::AcqRel) {
-        return;
-    }
+    let held = {
+        // The worker moves a run between `held` and `current` under the
+        // `held` lock: with it taken, the two show every run it holds.
+        let mut held = slot.held.lock();
+        let still_stuck = slot
+            .current
+            .lock()
+            .as_ref()
+            .is_some_and(|current| Arc::ptr_eq(current, stuck));
+        if !still_stuck || slot.abandoned.swap(true, Ordering::AcqRel) {
+            // It got out in the meantime: nothing to do.
+            return;
+        }
+        std::mem::take(&mut *held)
+    };
     pool.queue.lock().idle.retain(|&(i, _)| i != index);
     stuck.report_stuck();
-    {
-        // The worker moves a run between `held` and `current` under the
-        // `held` lock, so together they show every run it holds.
-        let held = slot.held.lock();
-        let current = slot.current.lock().clone();
-        for leg in held.iter().filter_map(Run::leg).chain(current) {
-            leg.report_stuck();
-        }
-    }
     let jobs = std::mem::take(&mut slot.intake.lock().jobs);
     *pool.live.lock() -= 1;
     pool.exited.notify_all();
@@ -80,5 +83,12 @@ fn abandon(pool: &Arc<Pool>, index: usize, slot: &Slot, stuck: &Arc<Leg>) {
     }
     for job in jobs {
         pool.submit(job);
+    }
+    // Runs that await calls were not what got stuck: they carry on elsewhere.
+    for run in held {
+        match Job::adopt(run) {
+            Ok(job) => pool.submit(job),
+            Err(run) => pool.store.drop_taken(*run),
+        }
     }
 }
