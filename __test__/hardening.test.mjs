@@ -131,6 +131,15 @@ describe('builtins that never poll the interrupt handler', () => {
     assert.deepEqual(next.map((r) => r.value), [1, 2, 3])
   })
 
+  test('a builtin that finishes past the deadline is a timeout, not a late result', async () => {
+    // About half a second of work that never polls the interrupt handler:
+    // past the 300 ms deadline, and usually inside the watchdog's grace.
+    const { run } = setup({ timeoutMs: 300 })
+    const late = await run.exec({ code: "const h = 'a'.repeat(1e5); const n = 'a'.repeat(1200) + 'b'; h.indexOf(n); return 'late'" })
+    assert.equal(late.status, 'failed')
+    assert.equal(late.code, 'timeout')
+  })
+
   test('runs awaiting tools on a worker that gets stuck move to another worker and finish', async () => {
     const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 10000 }, workerThreads: 1 })
     instances.push(codeMode)
@@ -204,6 +213,23 @@ describe('promises and close()', () => {
     assert.equal(child.signal, null, 'the process exited on its own')
     assert.equal(child.status, 0, child.stderr)
     assert.equal(child.stdout.trim(), '3')
+  })
+})
+
+describe('data crosses whole', () => {
+  test('a __proto__ key in a tool result arrives as data', async () => {
+    const { run } = setup({}, () => JSON.parse('{"__proto__": {"x": 1}, "a": 2}'))
+    const result = await run.exec({
+      code: 'const r = await tools.echo({}); return [Object.keys(r), r.a, Object.getPrototypeOf(r) === Object.prototype, r.x]',
+    })
+    assert.deepEqual(result.value, [['__proto__', 'a'], 2, true, null])
+  })
+
+  test('a lone surrogate becomes one U+FFFD', async () => {
+    const { run } = setup()
+    const result = await run.exec({ code: "text('a\\ud800b'); return '\\udc00'" })
+    assert.equal(result.value, '\uFFFD')
+    assert.deepEqual(result.output, [{ type: 'text', text: 'a\uFFFDb' }])
   })
 })
 

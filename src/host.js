@@ -49,6 +49,7 @@
   const objectToString = Object.prototype.toString
   const isArray = Array.isArray
   const keys = Object.keys
+  const defineProperty = Object.defineProperty
   const ErrorClass = Error
   const SKIP = Symbol('skip')
 
@@ -97,7 +98,8 @@
         out = {}
         for (const name of keys(value)) {
           const item = convert(value[name], name)
-          if (item !== SKIP) out[name] = item
+          // Defined, not assigned: a `__proto__` key is data, not a prototype.
+          if (item !== SKIP) defineProperty(out, name, { value: item, writable: true, enumerable: true, configurable: true })
         }
       }
       ancestors.pop()

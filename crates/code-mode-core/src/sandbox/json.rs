@@ -106,13 +106,41 @@ fn string_capped(ctx: &Ctx<'_>, value: &Value<'_>, max: usize) -> String {
     while end < len && end > 0 && bytes[end] & 0xC0 == 0x80 {
         end -= 1;
     }
-    let mut text = String::from_utf8_lossy(&bytes[..end]).into_owned();
+    let mut text = lossy(&bytes[..end]);
     if end < len {
         text.push('…');
     }
     // SAFETY: `ptr` came from `JS_ToCStringLen` on this context; freed once.
     unsafe { qjs::JS_FreeCString(raw_ctx, ptr) };
     text
+}
+
+/// QuickJS's UTF-8 as Rust text. A lone surrogate, which QuickJS writes as
+/// its three-byte WTF-8 form, becomes one U+FFFD (as `TextEncoder` would
+/// make it), not three.
+fn lossy(mut bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len());
+    loop {
+        match std::str::from_utf8(bytes) {
+            Ok(valid) => {
+                text.push_str(valid);
+                return text;
+            }
+            Err(error) => {
+                let (valid, rest) = bytes.split_at(error.valid_up_to());
+                // `valid_up_to` marks a valid UTF-8 prefix.
+                text.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                text.push('\u{FFFD}');
+                let surrogate = matches!(rest, [0xED, 0xA0..=0xBF, 0x80..=0xBF, ..]);
+                let skip = match (surrogate, error.error_len()) {
+                    (true, _) => 3,
+                    (false, Some(len)) => len,
+                    (false, None) => rest.len(),
+                };
+                bytes = &rest[skip..];
+            }
+        }
+    }
 }
 
 enum Node<'js> {

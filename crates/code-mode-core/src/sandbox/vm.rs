@@ -269,7 +269,16 @@ impl Vm {
                 }
             }
         });
-        self.stop_reason().unwrap_or(outcome)
+        if let Some(stopped) = self.stop_reason() {
+            return stopped;
+        }
+        // A builtin that never polled the interrupt handler may have run past
+        // the deadline and still finished: a late finish is a timeout.
+        let settled = !matches!(outcome, CellOutcome::Pending);
+        if settled && self.state.control().enforce_deadline() {
+            return stop_outcome(Stop::Timeout);
+        }
+        outcome
     }
 
     fn final_value<'js>(&self, ctx: &Ctx<'js>, value: Value<'js>) -> CellOutcome {

@@ -118,6 +118,11 @@ mod tests {
             "const fs = require('fs');",
             "return (require)('x')",
             "await (async () => require('x'))()",
+            "return require?.('fs')",
+            "return require`fs`",
+            "return new require('fs')",
+            "return import?.('fs')",
+            "return f(require('x'), function g() { return 1 })",
         ] {
             assert_eq!(js(code).err(), Some(SourceError::ModuleAccess), "{code}");
         }
@@ -147,6 +152,9 @@ mod tests {
             "const requirement = 'x'; return requirement",
             "const {require: r} = {require: 1}; return r",
             "return typeof require",
+            "const require = (x) => x; return require('ok')",
+            "function f(require) { return require(1) } return f((x) => x + 1)",
+            "function require(x) { return x } return require(2)",
         ] {
             assert!(js(code).is_ok(), "{code}: {:?}", js(code).err());
         }

@@ -3,9 +3,11 @@
 
 use swc_common::{BytePos, Spanned};
 use swc_ecma_ast::{
-    Callee, Expr, MetaPropKind, Module, ModuleDecl, ModuleItem, Program, Script, Stmt,
-    TsImportEqualsDecl, TsModuleBlock,
+    BindingIdent, Callee, ClassDecl, Expr, FnDecl, FnExpr, MetaPropKind, Module, ModuleDecl,
+    ModuleItem, NewExpr, OptCall, Program, Script, Stmt, TaggedTpl, TsImportEqualsDecl,
+    TsModuleBlock,
 };
+use swc_ecma_parser::error::SyntaxError;
 use swc_ecma_parser::{EsSyntax, Parser, StringInput, Syntax, TsSyntax};
 use swc_ecma_visit::{Visit, VisitWith};
 
@@ -28,7 +30,10 @@ pub(super) fn screen(wrapped: &str, raw: &str, typescript: bool) -> Result<(), R
             Ok(())
         }
         Ok(Program::Module(_)) => unreachable!("parsed as a script"),
-        Err((message, offset)) => {
+        Err(failure) if failure.import => Err(Refusal::ModuleAccess),
+        Err(Failure {
+            message, offset, ..
+        }) => {
             // `import`/`export` declarations cannot appear inside the wrapper; if the
             // raw code parses as a module that has them, that is the real problem.
             if let Ok(program) = parse(raw, typescript, true) {
@@ -44,7 +49,15 @@ pub(super) fn screen(wrapped: &str, raw: &str, typescript: bool) -> Result<(), R
 /// BytePos(0) is reserved by swc, so sources start at 1.
 const START: u32 = 1;
 
-fn parse(src: &str, typescript: bool, as_module: bool) -> Result<Program, (String, usize)> {
+/// Why a parse failed: the first error, where, and whether it is a misplaced
+/// `import` (such as `import?.("x")`), which is module access all the same.
+struct Failure {
+    message: String,
+    offset: usize,
+    import: bool,
+}
+
+fn parse(src: &str, typescript: bool, as_module: bool) -> Result<Program, Failure> {
     let syntax = if typescript {
         Syntax::Typescript(TsSyntax {
             decorators: true,
@@ -70,7 +83,11 @@ fn parse(src: &str, typescript: bool, as_module: bool) -> Result<Program, (Strin
         (Err(error), _) | (Ok(_), Some(error)) => error,
     };
     let offset = (error.span().lo.0.saturating_sub(START)) as usize;
-    Err((error.kind().msg().into_owned(), offset))
+    Err(Failure {
+        message: error.kind().msg().into_owned(),
+        offset,
+        import: matches!(error.kind(), SyntaxError::InvalidImport),
+    })
 }
 
 /// The script must be exactly the wrapper call; code that closes the wrapper early
@@ -119,12 +136,20 @@ impl Visit for ArrowEnd {
 }
 
 fn uses_module_access(program: &Program) -> bool {
-    let mut finder = ModuleAccess(false);
+    let mut finder = ModuleAccess::default();
     program.visit_with(&mut finder);
-    finder.0
+    finder.found || (finder.require_called && !finder.require_declared)
 }
 
-struct ModuleAccess(bool);
+/// What the walk found: module syntax, calls of `require` (plain, optional,
+/// tagged or with `new`), and whether the cell declares a `require` of its
+/// own (then its calls are ordinary calls: there is no global `require`).
+#[derive(Default)]
+struct ModuleAccess {
+    found: bool,
+    require_called: bool,
+    require_declared: bool,
+}
 
 impl Visit for ModuleAccess {
     fn visit_module(&mut self, module: &Module) {
@@ -133,14 +158,14 @@ impl Visit for ModuleAccess {
             .iter()
             .any(|item| matches!(item, ModuleItem::ModuleDecl(_)))
         {
-            self.0 = true;
+            self.found = true;
             return;
         }
         module.visit_children_with(self);
     }
 
     fn visit_module_decl(&mut self, _: &ModuleDecl) {
-        self.0 = true;
+        self.found = true;
     }
 
     /// `export` inside a TypeScript `namespace` is a member, not module access.
@@ -156,25 +181,63 @@ impl Visit for ModuleAccess {
     }
 
     fn visit_ts_import_equals_decl(&mut self, _: &TsImportEqualsDecl) {
-        self.0 = true;
+        self.found = true;
     }
 
     fn visit_meta_prop_expr(&mut self, meta: &swc_ecma_ast::MetaPropExpr) {
         if meta.kind == MetaPropKind::ImportMeta {
-            self.0 = true;
+            self.found = true;
         }
     }
 
     fn visit_callee(&mut self, callee: &Callee) {
         match callee {
-            Callee::Import(_) => self.0 = true,
-            Callee::Expr(expr) if is_require(expr) => self.0 = true,
-            _ => callee.visit_children_with(self),
+            Callee::Import(_) => self.found = true,
+            Callee::Expr(expr) if is_require(expr) => self.require_called = true,
+            _ => {}
         }
+        callee.visit_children_with(self);
+    }
+
+    fn visit_opt_call(&mut self, call: &OptCall) {
+        self.require_called |= is_require(&call.callee);
+        call.visit_children_with(self);
+    }
+
+    fn visit_tagged_tpl(&mut self, tagged: &TaggedTpl) {
+        self.require_called |= is_require(&tagged.tag);
+        tagged.visit_children_with(self);
+    }
+
+    fn visit_new_expr(&mut self, new: &NewExpr) {
+        self.require_called |= is_require(&new.callee);
+        new.visit_children_with(self);
+    }
+
+    fn visit_binding_ident(&mut self, ident: &BindingIdent) {
+        self.require_declared |= &*ident.id.sym == "require";
+    }
+
+    fn visit_fn_decl(&mut self, decl: &FnDecl) {
+        self.require_declared |= &*decl.ident.sym == "require";
+        decl.visit_children_with(self);
+    }
+
+    fn visit_fn_expr(&mut self, function: &FnExpr) {
+        self.require_declared |= function
+            .ident
+            .as_ref()
+            .is_some_and(|ident| &*ident.sym == "require");
+        function.visit_children_with(self);
+    }
+
+    fn visit_class_decl(&mut self, decl: &ClassDecl) {
+        self.require_declared |= &*decl.ident.sym == "require";
+        decl.visit_children_with(self);
     }
 
     fn visit_expr(&mut self, expr: &Expr) {
-        if self.0 {
+        if self.found {
             return;
         }
         // Hostile nesting must not overflow the worker's stack.
