@@ -59,6 +59,61 @@ describe('host memory stays bounded', () => {
     assert.deepEqual(flood.value, [1100 - 1024, 'too many queued code mode tool calls.'])
   })
 
+  test('results waiting for a run share its bridge budget', async () => {
+    const big = 'x'.repeat(6 * 1024 * 1024)
+    const { run } = setup({ timeoutMs: 300 }, () => new Promise((resolve) => setTimeout(() => resolve(big), 600)))
+    const waiting = await run.exec({
+      code: `
+        const got = await Promise.all([1, 2, 3, 4].map((i) => tools.echo({ i }).then((r) => r.length, (e) => e.message)))
+        return got`,
+    })
+    assert.equal(waiting.status, 'waiting')
+    await new Promise((resolve) => setTimeout(resolve, 800))
+    const done = await run.wait({ runId: waiting.runId })
+    assert.equal(done.status, 'completed', done.error)
+    const json = JSON.stringify(big).length
+    const refused = `tool result of ${json} bytes is larger than the code mode bridge limit of 16777216 bytes.`
+    assert.deepEqual(done.value, [big.length, big.length, refused, refused])
+  })
+
+  test('the tool inputs of one exec share a budget of 64 MiB', async () => {
+    let sent = 0
+    const { run } = setup({ timeoutMs: 60000 }, (call) => {
+      sent += call.input.s.length
+      return 'ok'
+    })
+    const result = await run.exec({
+      code: `
+        const s = 'y'.repeat(4 * 1024 * 1024)
+        for (let i = 0; i < 40; i++) {
+          try { await tools.echo({ s }) } catch (e) { return [i, e.message] }
+        }
+        return 'never refused'`,
+    })
+    assert.deepEqual(result.value, [15, 'tool inputs of this exec or wait call passed the code mode budget of 67108864 bytes; return, or await yield_control() and continue after the next wait.'])
+    assert.ok(sent <= 64 * 1024 * 1024, `${sent} bytes reached executeTool`)
+  })
+
+  test('a huge string value is never copied whole to the host', () => {
+    // Escaped as JSON, a string of control characters grows six times; the
+    // converter used to copy and escape all of it before checking the limit.
+    const child = spawnSync(process.execPath, ['-e', `
+      const b = require(${JSON.stringify(new URL('../index.js', import.meta.url).pathname)})
+      const cm = b.createCodeMode({ config: { enabled: true, memoryLimitBytes: 256 * 1024 * 1024 }, workerThreads: 1 })
+      const run = cm.prepareRun({ runId: 'r', tools: [{ name: 'echo', description: '', source: 'openclaw' }], executeTool: async () => null })
+      ;(async () => {
+        const before = process.resourceUsage().maxRSS
+        const r = await run.exec({ code: "return '\\x01'.repeat(5e7)" })
+        const grown = (process.resourceUsage().maxRSS - before) / 1024
+        await cm.close()
+        console.log(JSON.stringify([r.code, Math.round(grown)]))
+      })()`], { encoding: 'utf8', timeout: 60000 })
+    assert.equal(child.status, 0, child.stderr)
+    const [code, grownMiB] = JSON.parse(child.stdout)
+    assert.equal(code, 'output_limit_exceeded')
+    assert.ok(grownMiB < 200, `peak RSS grew by ${grownMiB} MiB`)
+  })
+
   test('an uncaught error with a huge message is cut', async () => {
     const { run } = setup()
     const result = await run.exec({ code: "throw new Error('x'.repeat(1e6))" })

@@ -28,9 +28,18 @@ pub const WORKER_STACK_BYTES: usize = 256 * 1024 * 1024;
 /// thread, so they stay small enough not to stall it for long.
 pub const MAX_BRIDGE_BYTES: u64 = 16 * 1024 * 1024;
 
+/// Bytes of tool input one exec or wait call may send in all: a cell that
+/// loops over large inputs is stopped before it floods the host; the next
+/// `wait` starts a fresh budget.
+pub const MAX_LEG_INPUT_BYTES: usize = 64 * 1024 * 1024;
+
 /// Queued (not yet dispatched) nested calls a run may hold; in-flight calls
 /// are bounded by `maxPendingToolCalls`.
 pub const MAX_QUEUED_CALLS: usize = 1024;
+
+/// The longest search query, tool id or tool name the guest's `tools`
+/// functions read; a longer one is cut (nothing in a catalog is that long).
+pub const MAX_QUERY_BYTES: usize = 4096;
 
 /// The longest `yield_control(reason)` reason kept, in bytes of UTF-8; a
 /// longer one is cut (on a character boundary) and ends with `…`.

@@ -130,6 +130,11 @@ pub fn tool_input_too_large(max: usize) -> String {
     format!("tool input is larger than the code mode bridge limit of {max} bytes (inputs of pending calls included).")
 }
 
+/// The inputs of one exec or wait call passed their budget.
+pub fn leg_input_budget(max: usize) -> String {
+    format!("tool inputs of this exec or wait call passed the code mode budget of {max} bytes; return, or await yield_control() and continue after the next wait.")
+}
+
 /// `tool input nests deeper than 1000 levels.`
 pub fn tool_input_too_deep() -> String {
     format!("tool input nests deeper than {MAX_DEPTH} levels.")

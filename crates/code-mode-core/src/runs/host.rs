@@ -7,6 +7,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::catalog::ToolSource;
+use crate::limits::MAX_ERROR_PART_BYTES;
+use crate::messages;
 pub use crate::sandbox::{CallKey, Settlement};
 
 /// A nested call the host must start: the gateway's `executeTool(call)`.
@@ -51,19 +53,38 @@ impl Reply {
     }
 }
 
+/// At most `max` bytes of `text` (on a character boundary), with `…` when cut.
+fn cut(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+    text
+}
+
 /// Wakes whoever drives a run now (a worker), if anyone does.
 pub(super) type Waker = Arc<dyn Fn() + Send + Sync>;
 
 /// Settlements that arrived for one run, plus a waker for the worker that
 /// drives the run now. A parked run has no waker; its settlements wait here.
-#[derive(Default)]
+///
+/// Results waiting here are host memory the guest's meter cannot see, so
+/// together they stay within the run's bridge budget: a result that does not
+/// fit is replaced, as it arrives, by the error the guest gets for it.
 pub(super) struct Arrivals {
     state: Mutex<ArrivalsState>,
+    max_bytes: usize,
 }
 
 #[derive(Default)]
 struct ArrivalsState {
     settled: Vec<(CallKey, Settlement)>,
+    /// Bytes of the results in `settled`.
+    bytes: usize,
     waker: Option<Waker>,
 }
 
@@ -74,9 +95,25 @@ impl std::fmt::Debug for Arrivals {
 }
 
 impl Arrivals {
+    /// Arrivals whose waiting results share `max_bytes`.
+    pub(super) fn new(max_bytes: usize) -> Self {
+        Self {
+            state: Mutex::new(ArrivalsState::default()),
+            max_bytes,
+        }
+    }
+
     fn push(&self, key: CallKey, settlement: Settlement) {
         let waker = {
             let mut state = self.state.lock();
+            let settlement = match settlement {
+                Ok(json) if state.bytes + json.len() > self.max_bytes => {
+                    Err(messages::tool_result_too_large(json.len(), self.max_bytes))
+                }
+                Err(message) => Err(cut(message, MAX_ERROR_PART_BYTES)),
+                ok => ok,
+            };
+            state.bytes += settlement.as_ref().map_or(0, String::len);
             state.settled.push((key, settlement));
             state.waker.clone()
         };
@@ -94,7 +131,14 @@ impl Arrivals {
     }
 
     pub(super) fn take(&self) -> Vec<(CallKey, Settlement)> {
-        std::mem::take(&mut self.state.lock().settled)
+        let mut state = self.state.lock();
+        state.bytes = 0;
+        std::mem::take(&mut state.settled)
+    }
+
+    /// Bytes of the results waiting here (part of a parked run's size).
+    pub(super) fn held_bytes(&self) -> usize {
+        self.state.lock().bytes
     }
 
     pub(super) fn set_waker(&self, waker: Option<Waker>) {

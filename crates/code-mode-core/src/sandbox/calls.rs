@@ -63,14 +63,19 @@ pub struct CallTable {
     pub(super) in_flight: usize,
     /// Bytes of tool input held for queued and in-flight calls.
     pub(super) input_bytes: usize,
+    /// Bytes of tool input queued during the current exec or wait call.
+    pub(super) leg_input_bytes: usize,
     /// Byte cap of one tool result crossing the bridge, and of the inputs of
     /// all pending calls together (host memory the guest's meter cannot see).
     pub(super) max_bridge_bytes: usize,
 }
 
 impl CallTable {
-    pub fn set_parent(&mut self, parent: Option<String>) {
+    /// A new exec or wait call drives the run: new nested calls belong to
+    /// `parent`, and the per-call input budget starts afresh.
+    pub fn start_leg(&mut self, parent: Option<String>) {
         self.parent = parent;
+        self.leg_input_bytes = 0;
     }
 
     /// Whether anything is queued, in flight or yielded.

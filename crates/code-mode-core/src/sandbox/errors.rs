@@ -2,7 +2,7 @@
 
 use rquickjs::{Ctx, Value};
 
-use super::json::string_lossy;
+use super::json::{string_capped, string_lossy};
 use crate::limits::MAX_ERROR_PART_BYTES;
 use crate::source::Location;
 
@@ -16,7 +16,9 @@ pub(super) fn describe(ctx: &Ctx<'_>, exception: &Value<'_>) -> String {
     };
     let text = |key: &str| -> Option<String> {
         let value: Value = object.get(key).ok()?;
-        value.is_string().then(|| string_lossy(ctx, &value))
+        value
+            .is_string()
+            .then(|| string_capped(ctx, &value, MAX_ERROR_PART_BYTES + 1))
     };
     let name = cut(text("name").unwrap_or_else(|| "Error".to_owned()));
     let message = cut(text("message").unwrap_or_default());

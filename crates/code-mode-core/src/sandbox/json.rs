@@ -57,15 +57,11 @@ pub fn to_json<'js>(
     Ok(String::from_utf8(writer.out).expect("the writer only emits UTF-8"))
 }
 
-/// `String(value)` as Rust text. A `toString` that throws leaves its exception
-/// pending and returns `Err(Exception)`, so the guest gets its own error back.
-pub fn to_text(ctx: &Ctx<'_>, value: &Value<'_>) -> rquickjs::Result<String> {
-    to_text_capped(ctx, value, usize::MAX)
-}
-
-/// [`to_text`], keeping at most `max` bytes (cut on a character boundary and
-/// marked with `…`): the host never copies more than that.
-pub fn to_text_capped(ctx: &Ctx<'_>, value: &Value<'_>, max: usize) -> rquickjs::Result<String> {
+/// `String(value)` as Rust text of at most `max` bytes (cut on a character
+/// boundary and marked with `…`): the host never copies more than that. A
+/// `toString` that throws leaves its exception pending and returns
+/// `Err(Exception)`, so the guest gets its own error back.
+pub fn to_text(ctx: &Ctx<'_>, value: &Value<'_>, max: usize) -> rquickjs::Result<String> {
     if value.is_string() {
         return Ok(string_capped(ctx, value, max));
     }
@@ -89,7 +85,7 @@ pub fn string_lossy(ctx: &Ctx<'_>, value: &Value<'_>) -> String {
 
 /// [`string_lossy`] of at most `max` bytes, cut on a character boundary and
 /// marked with `…` when longer.
-fn string_capped(ctx: &Ctx<'_>, value: &Value<'_>, max: usize) -> String {
+pub(super) fn string_capped(ctx: &Ctx<'_>, value: &Value<'_>, max: usize) -> String {
     let raw_ctx = ctx.as_raw().as_ptr();
     let mut len = 0usize;
     // SAFETY: `value` is a live value of `ctx`; a string (or a bigint)
@@ -140,6 +136,26 @@ fn lossy(mut bytes: &[u8]) -> String {
                 bytes = &rest[skip..];
             }
         }
+    }
+}
+
+/// A byte sink that refuses to grow past `limit`.
+struct Limited<'a> {
+    out: &'a mut Vec<u8>,
+    limit: usize,
+}
+
+impl Write for Limited<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.out.len() + buf.len() > self.limit {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        self.out.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -197,10 +213,10 @@ impl<'a, 'js> Writer<'a, 'js> {
             return Node::Number(n);
         }
         if value.is_string() {
-            return Node::Str(string_lossy(self.ctx, &value));
+            return Node::Str(self.text(&value));
         }
         if value.is_big_int() {
-            return Node::Str(string_lossy(self.ctx, &value));
+            return Node::Str(self.text(&value));
         }
         if value.is_error() {
             return Node::Error(value.into_object().expect("errors are objects"));
@@ -247,7 +263,7 @@ impl<'a, 'js> Writer<'a, 'js> {
             Node::Bool(true) => self.out.extend_from_slice(b"true"),
             Node::Bool(false) => self.out.extend_from_slice(b"false"),
             Node::Number(n) => write_number(&mut self.out, n),
-            Node::Str(s) => self.string(&s),
+            Node::Str(s) => self.string(&s)?,
             Node::Error(error) => self.error(&error)?,
             Node::Array(array) => self.nested(array.as_object(), |w| w.array(&array))?,
             Node::Object(object) => self.nested(&object, |w| w.object(&object))?,
@@ -263,14 +279,14 @@ impl<'a, 'js> Writer<'a, 'js> {
         // SAFETY: an object value always carries a heap pointer; it is only compared.
         let ptr = unsafe { qjs::JS_VALUE_GET_PTR(object.as_raw()) } as usize;
         if self.ancestors.contains(&ptr) {
-            self.string("[Circular]");
+            self.string("[Circular]")?;
             return Ok(());
         }
         if self.ancestors.len() >= MAX_DEPTH {
             if self.depth == Depth::Refuse {
                 return Err(ConvertError::TooDeep);
             }
-            self.string("[Too deep]");
+            self.string("[Too deep]")?;
             return Ok(());
         }
         self.ancestors.push(ptr);
@@ -333,7 +349,7 @@ impl<'a, 'js> Writer<'a, 'js> {
                     continue;
                 }
             };
-            let name = string_lossy(self.ctx, &key);
+            let name = self.text(&key);
             let node = self.resolve(value, &name)?;
             if matches!(node, Node::Skip) {
                 continue;
@@ -342,7 +358,7 @@ impl<'a, 'js> Writer<'a, 'js> {
                 self.out.push(b',');
             }
             first = false;
-            self.string(&name);
+            self.string(&name)?;
             self.out.push(b':');
             self.emit(node)?;
         }
@@ -354,9 +370,9 @@ impl<'a, 'js> Writer<'a, 'js> {
         let name = self.text_property(error, "name", "Error")?;
         let message = self.text_property(error, "message", "")?;
         self.out.extend_from_slice(b"{\"name\":");
-        self.string(&name);
+        self.string(&name)?;
         self.out.extend_from_slice(b",\"message\":");
-        self.string(&message);
+        self.string(&message)?;
         self.out.push(b'}');
         Ok(())
     }
@@ -368,7 +384,7 @@ impl<'a, 'js> Writer<'a, 'js> {
         fallback: &str,
     ) -> Result<String, ConvertError> {
         match object.get::<_, Value<'js>>(key) {
-            Ok(value) if value.is_string() => Ok(string_lossy(self.ctx, &value)),
+            Ok(value) if value.is_string() => Ok(self.text(&value)),
             Ok(_) => Ok(fallback.to_owned()),
             Err(_) => {
                 self.clear();
@@ -378,8 +394,25 @@ impl<'a, 'js> Writer<'a, 'js> {
         }
     }
 
-    fn string(&mut self, s: &str) {
-        serde_json::to_writer(&mut self.out, s).expect("writing to a Vec cannot fail");
+    /// A guest string (or bigint) as text, copied only as far as the output
+    /// could still take it: a longer one is cut, and fails the size check
+    /// when written, so the host never copies much more than the limit.
+    fn text(&self, value: &Value<'js>) -> String {
+        string_capped(
+            self.ctx,
+            value,
+            self.limit.saturating_sub(self.out.len()) + 1,
+        )
+    }
+
+    /// Writes `s` as a JSON string, stopping as soon as the output would pass
+    /// the limit (escaping can make it six times longer than `s`).
+    fn string(&mut self, s: &str) -> Result<(), ConvertError> {
+        let mut limited = Limited {
+            out: &mut self.out,
+            limit: self.limit,
+        };
+        serde_json::to_writer(&mut limited, s).map_err(|_| ConvertError::TooLarge)
     }
 
     fn check_size(&self) -> Result<(), ConvertError> {

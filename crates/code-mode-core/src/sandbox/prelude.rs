@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 
 use super::control::Stop;
 use super::js::{define, seal, terminate};
-use super::json::{string_lossy, to_json, ConvertError, Depth};
+use super::json::{string_capped, to_json, ConvertError, Depth};
 use super::state::SharedState;
 use crate::result::Output;
 
@@ -106,10 +106,11 @@ fn render_text<'js>(
     state: &SharedState,
     value: Value<'js>,
 ) -> rquickjs::Result<String> {
-    if value.is_string() {
-        return Ok(string_lossy(ctx, &value));
-    }
     let limit = state.output.borrow().remaining();
+    if value.is_string() {
+        // A longer string cannot fit anyway: copy no more than that.
+        return Ok(string_capped(ctx, &value, limit.saturating_add(1)));
+    }
     convert(ctx, state, value, limit)
 }
 

@@ -180,10 +180,11 @@ pub(super) struct Run {
 
 impl Run {
     fn new(request: &ExecRequest, control: Arc<Control>, leg: Arc<Leg>) -> Self {
+        let max_bridge_bytes = bridge_budget(&request.agent_run.config);
         Self {
             vm: None,
             control,
-            arrivals: Arc::new(Arrivals::default()),
+            arrivals: Arc::new(Arrivals::new(max_bridge_bytes)),
             agent_run: request.agent_run.clone(),
             config: request.agent_run.config.clone(),
             restart_safe: request.input.restart_safe,
@@ -255,7 +256,7 @@ impl Run {
             }
         };
         vm.set_restart_safe(self.restart_safe);
-        vm.calls().set_parent(request.parent_tool_call_id.clone());
+        vm.calls().start_leg(request.parent_tool_call_id.clone());
         let vm = self.vm.insert(vm);
         let outcome = vm.start(&prepared.script);
         self.advance(outcome)
@@ -267,7 +268,7 @@ impl Run {
             memory_bytes: config.memory_limit_bytes as usize,
             stack_bytes: JS_STACK_BYTES,
             max_output_bytes: config.max_output_bytes as usize,
-            max_bridge_bytes: (config.memory_limit_bytes / 2).min(MAX_BRIDGE_BYTES) as usize,
+            max_bridge_bytes: bridge_budget(config),
         }
     }
 
@@ -279,7 +280,7 @@ impl Run {
         }
         let vm = self.vm.as_mut()?;
         vm.rebind(self.control.clone());
-        vm.calls().set_parent(request.parent_tool_call_id.clone());
+        vm.calls().start_leg(request.parent_tool_call_id.clone());
         let settled = self.arrivals.take();
         if settled.is_empty() && !vm.calls().yielded() {
             self.dispatch();
@@ -401,6 +402,12 @@ impl Run {
             .unwrap_or_default();
         stopped_result(stop).with_output(output)
     }
+}
+
+/// Host bytes a run's bridge may hold at once, for tool inputs and for tool
+/// results each: half the memory limit, at most [`MAX_BRIDGE_BYTES`].
+fn bridge_budget(config: &CodeModeConfig) -> usize {
+    (config.memory_limit_bytes / 2).min(MAX_BRIDGE_BYTES) as usize
 }
 
 pub(super) fn stopped_result(stop: Stop) -> RunResult {

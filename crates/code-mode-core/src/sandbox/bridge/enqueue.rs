@@ -7,7 +7,7 @@ use rquickjs::{Ctx, Persistent, Promise, Value};
 
 use super::feed::settled_promise;
 use crate::catalog::{CatalogEntry, ToolSource};
-use crate::limits::MAX_QUEUED_CALLS;
+use crate::limits::{MAX_LEG_INPUT_BYTES, MAX_QUEUED_CALLS};
 use crate::messages;
 use crate::sandbox::calls::{CallKey, GuestCall};
 use crate::sandbox::control::Stop;
@@ -43,6 +43,8 @@ pub(super) fn enqueue<'js>(
             Some(messages::TOO_MANY_QUEUED_CALLS.to_owned())
         } else if table.input_bytes + input.len() > table.max_bridge_bytes {
             Some(messages::tool_input_too_large(table.max_bridge_bytes))
+        } else if table.leg_input_bytes + input.len() > MAX_LEG_INPUT_BYTES {
+            Some(messages::leg_input_budget(MAX_LEG_INPUT_BYTES))
         } else {
             None
         };
@@ -55,6 +57,7 @@ pub(super) fn enqueue<'js>(
     let n = toolbox.counters.nested_seq.fetch_add(1, Ordering::Relaxed) + 1;
     let mut table = state.calls.borrow_mut();
     table.input_bytes += input.len();
+    table.leg_input_bytes += input.len();
     let parent = table.parent.clone();
     let key = CallKey::next();
     let tool_call_id = format!(

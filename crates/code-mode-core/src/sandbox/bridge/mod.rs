@@ -17,11 +17,11 @@ use rquickjs::{Ctx, Function, Object, Persistent, Promise, Value};
 
 use super::calls::Yield;
 use super::js::{define, freeze};
-use super::json::{to_text, to_text_capped};
+use super::json::to_text;
 use super::state::{SharedState, VmState};
 use super::toolbox::Toolbox;
 use crate::catalog::SearchLimit;
-use crate::limits::{MAX_QUEUED_CALLS, MAX_YIELD_REASON_BYTES};
+use crate::limits::{MAX_QUERY_BYTES, MAX_QUEUED_CALLS, MAX_YIELD_REASON_BYTES};
 use crate::messages;
 use enqueue::enqueue;
 use feed::settled_promise;
@@ -168,7 +168,7 @@ fn yield_function<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result<
         move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<Promise<'js>> {
             let reason = match args.0.first() {
                 Some(value) if !value.is_undefined() && !value.is_null() => {
-                    match to_text_capped(&ctx, value, MAX_YIELD_REASON_BYTES) {
+                    match to_text(&ctx, value, MAX_YIELD_REASON_BYTES) {
                         Ok(reason) => Some(reason),
                         Err(error) => return rejected_by_guest(&ctx, &state, error),
                     }
@@ -200,7 +200,9 @@ fn yield_function<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result<
 /// anything else goes through `String(value)`, which may run guest code.
 fn text_argument(ctx: &Ctx<'_>, value: Option<&Value<'_>>) -> rquickjs::Result<String> {
     match value {
-        Some(value) if !value.is_undefined() && !value.is_null() => to_text(ctx, value),
+        Some(value) if !value.is_undefined() && !value.is_null() => {
+            to_text(ctx, value, MAX_QUERY_BYTES)
+        }
         _ => Ok(String::new()),
     }
 }
