@@ -271,6 +271,32 @@ describe('promises and close()', () => {
   })
 })
 
+describe('the event loop under a flood of large tool inputs', () => {
+  test('two cells sending 1 MB inputs in a loop never stall the event loop for long', async () => {
+    const { monitorEventLoopDelay } = await import('node:perf_hooks')
+    const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 60000 }, workerThreads: 2 })
+    instances.push(codeMode)
+    let calls = 0
+    const run = codeMode.prepareRun({
+      runId: 'flood', tools: [{ name: 'echo', description: '', source: 'openclaw' }],
+      executeTool: () => ++calls,
+    })
+    const code = "const o = {}; for (let i = 0; i < 50000; i++) o['k' + i] = i; const until = Date.now() + 2000; let n = 0; while (Date.now() < until) { await tools.echo(o); n++ } return n"
+    const lag = monitorEventLoopDelay({ resolution: 1 })
+    lag.enable()
+    const results = await Promise.all([run.exec({ code }), run.exec({ code })])
+    lag.disable()
+    assert.deepEqual(results.map((r) => r.status), ['completed', 'completed'])
+    assert.ok(calls > 4, `${calls} calls went through`)
+    // Inputs used to be parsed as fast as the workers sent them, all in one
+    // turn: the loop stalled for the whole flood. Now a turn parses at most
+    // half a megabyte before other work runs; the longest stall is one large
+    // input. The bound is half the flood, far from both.
+    const maxMs = lag.max / 1e6
+    assert.ok(maxMs < 1000, `the event loop stalled for ${maxMs.toFixed(0)} ms`)
+  })
+})
+
 describe('data crosses whole', () => {
   test('a __proto__ key in a tool result arrives as data', async () => {
     const { run } = setup({}, () => JSON.parse('{"__proto__": {"x": 1}, "a": 2}'))

@@ -2,12 +2,14 @@
 // gateway's thread: starts nested calls through the gateway's executeTool,
 // emits their events, and reports how each ends through `settle`. Host globals
 // are captured here once, so later changes to them do not matter.
-(function codeModeHost(settle, constants) {
+(function codeModeHost(settle, takeInput, constants) {
   'use strict'
   const ABORTED = constants.aborted
   const TOOL_CALL_FAILED = constants.toolCallFailed
   const HOT_MS = constants.hotMs
   const MAX_DEPTH = constants.maxDepth
+  const TURN_BYTES = constants.turnBytes
+  const TURN_CALL_BYTES = constants.turnCallBytes
   const AbortControllerClass = AbortController
   const PromiseClass = Promise
   const promiseResolve = Promise.resolve
@@ -166,52 +168,107 @@
   }
 
   /**
+   * Calls waiting to start, oldest first, with the executor and event sink of
+   * their run. Starting a call parses its input, so at most TURN_BYTES of
+   * input (each call counting TURN_CALL_BYTES more) start per event-loop
+   * turn; the rest wait for the next turn and the event loop keeps serving.
+   */
+  const backlog = []
+  let head = 0
+  /** What this turn may still start; reset by the scheduled drain. */
+  let left = TURN_BYTES
+  let scheduled = false
+  /** Keys in the backlog, and those of them aborted before they started. */
+  const waiting = new Set()
+  const cancelled = new Set()
+
+  /**
    * `batch`: JSON text of [{key, id, name, source, sourceName, toolCallId,
-   * parentToolCallId, codeModeRunId, inputJson}, ...] (the binding's
-   * `BatchCall`; absent optional fields are null).
+   * parentToolCallId, codeModeRunId, inputBytes}, ...] (the binding's
+   * `BatchCall`; absent optional fields are null). Inputs are taken with
+   * takeInput(key) when each call starts.
    */
   function start(execute, onEvent, batch) {
-    for (const { key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId, inputJson } of parse(batch)) {
-      let controller
-      try {
-        controller = new AbortControllerClass()
-      } catch (error) {
-        settle(key, false, message(error))
-        continue
-      }
-      const call = { id, name, source }
-      if (sourceName !== null) call.sourceName = sourceName
-      call.input = parse(inputJson)
-      call.toolCallId = toolCallId
-      if (parentToolCallId !== null) call.parentToolCallId = parentToolCallId
-      if (codeModeRunId !== null) call.codeModeRunId = codeModeRunId
-      call.signal = controller.signal
-      live.set(key, { controller, onEvent, toolCallId, parentToolCallId, toolId: id, name, started: now() })
-      if (onEvent !== undefined) {
-        const event = { type: 'nested_call_started', toolCallId }
-        if (parentToolCallId !== null) event.parentToolCallId = parentToolCallId
-        event.toolId = id
-        event.name = name
-        event.input = call.input
-        emit(onEvent, event)
-      }
-      let returned
-      try {
-        returned = execute(call)
-      } catch (error) {
-        finish(key, false, message(error))
-        continue
-      }
-      follow(key, returned)
+    for (const call of parse(batch)) {
+      backlog.push({ execute, onEvent, call })
+      waiting.add(call.key)
+    }
+    drain()
+  }
+
+  function drain() {
+    while (head < backlog.length && left > 0) {
+      const { execute, onEvent, call } = backlog[head]
+      backlog[head] = undefined
+      head++
+      left -= call.inputBytes + TURN_CALL_BYTES
+      startOne(execute, onEvent, call)
+    }
+    if (head === backlog.length) {
+      backlog.length = 0
+      head = 0
+    }
+    if (!scheduled && (head < backlog.length || left < TURN_BYTES)) {
+      // Next turn: a fresh budget, and whatever still waits.
+      scheduled = true
+      immediate(() => {
+        scheduled = false
+        left = TURN_BYTES
+        drain()
+      })
     }
     keepHot()
+  }
+
+  function startOne(execute, onEvent, { key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId }) {
+    const inputJson = takeInput(key)
+    waiting.delete(key)
+    if (cancelled.delete(key)) {
+      settle(key, false, ABORTED)
+      return
+    }
+    let controller
+    try {
+      controller = new AbortControllerClass()
+    } catch (error) {
+      settle(key, false, message(error))
+      return
+    }
+    const call = { id, name, source }
+    if (sourceName !== null) call.sourceName = sourceName
+    call.input = inputJson === undefined ? {} : parse(inputJson)
+    call.toolCallId = toolCallId
+    if (parentToolCallId !== null) call.parentToolCallId = parentToolCallId
+    if (codeModeRunId !== null) call.codeModeRunId = codeModeRunId
+    call.signal = controller.signal
+    live.set(key, { controller, onEvent, toolCallId, parentToolCallId, toolId: id, name, started: now() })
+    if (onEvent !== undefined) {
+      const event = { type: 'nested_call_started', toolCallId }
+      if (parentToolCallId !== null) event.parentToolCallId = parentToolCallId
+      event.toolId = id
+      event.name = name
+      event.input = call.input
+      emit(onEvent, event)
+    }
+    let returned
+    try {
+      returned = execute(call)
+    } catch (error) {
+      finish(key, false, message(error))
+      return
+    }
+    follow(key, returned)
   }
 
   /** Fires the signals of these calls and ends them; a later settlement is ignored. */
   function abort(keys) {
     for (const key of parse(keys)) {
       const call = live.get(key)
-      if (call === undefined) continue
+      if (call === undefined) {
+        // Not started yet: it never will be.
+        if (waiting.has(key)) cancelled.add(key)
+        continue
+      }
       finish(key, false, ABORTED)
       try {
         call.controller.abort()

@@ -3,6 +3,11 @@
 //! `CodeMode`, one message per batch; `host.js` starts them and reports each
 //! settlement back, which goes straight into the run's arrivals.
 //!
+//! A batch carries only the calls' metadata. Their inputs stay here until
+//! `host.js` starts each call and takes its input (`takeInput`), so the
+//! JavaScript thread turns at most [`TURN_BYTES`] of input into values per
+//! turn of its event loop, however many cells flood it.
+//!
 //! The channel is unreferenced: it never keeps the process alive. An exec or
 //! wait in progress holds its own promise, which does.
 
@@ -22,6 +27,14 @@ use crate::tsfn::Channel;
 
 /// The JavaScript half, compiled once per `CodeMode`.
 const HOST_JS: &str = include_str!("host.js");
+
+/// Bytes of tool input the JavaScript thread parses per event-loop turn
+/// before it lets other work run (each call also counts
+/// [`TURN_CALL_BYTES`], so many small calls are spread out too).
+const TURN_BYTES: usize = 512 * 1024;
+
+/// What starting one call counts toward [`TURN_BYTES`] besides its input.
+const TURN_CALL_BYTES: usize = 2 * 1024;
 
 /// How long the JavaScript thread stays awake after nested-call activity, in
 /// milliseconds: waking an idle thread costs tens of microseconds on small
@@ -47,8 +60,9 @@ struct BatchCall<'a> {
     tool_call_id: &'a str,
     parent_tool_call_id: Option<&'a str>,
     code_mode_run_id: Option<&'a str>,
-    /// The input as JSON text; `host.js` parses it once per call.
-    input_json: &'a str,
+    /// Bytes of the input's JSON text, which `host.js` takes when it starts
+    /// the call.
+    input_bytes: usize,
 }
 
 /// `start`, `abort` and `warn` of the compiled `host.js`.
@@ -63,6 +77,8 @@ struct Functions {
 struct Bridge {
     functions: OnceLock<Functions>,
     replies: Mutex<HashMap<CallKey, Reply>>,
+    /// The input of each call not started yet, as JSON text.
+    inputs: Mutex<HashMap<CallKey, String>>,
 }
 
 /// The host channel of one `CodeMode`.
@@ -73,6 +89,7 @@ pub fn open(env: &Env) -> Result<HostChannel> {
     let bridge = Arc::new(Bridge {
         functions: OnceLock::new(),
         replies: Mutex::new(HashMap::new()),
+        inputs: Mutex::new(HashMap::new()),
     });
     let functions = compile(env, Arc::downgrade(&bridge))?;
     let _ = bridge.functions.set(functions);
@@ -85,6 +102,7 @@ pub fn open(env: &Env) -> Result<HostChannel> {
 /// Compiles `host.js` and binds it to this bridge's `settle`.
 fn compile(env: &Env, bridge: Weak<Bridge>) -> Result<Functions> {
     let factory: Unknown = env.run_script(HOST_JS)?;
+    let inputs = bridge.clone();
     let settle = env.create_function_from_closure::<(), (), _>("codeModeSettle", move |ctx| {
         let key: f64 = ctx.get(0)?;
         let ok: bool = ctx.get(1)?;
@@ -99,6 +117,16 @@ fn compile(env: &Env, bridge: Weak<Bridge>) -> Result<Functions> {
         }
         Ok(())
     })?;
+    let take_input = env.create_function_from_closure::<(), Option<String>, _>(
+        "codeModeTakeInput",
+        move |ctx| {
+            let key: f64 = ctx.get(0)?;
+            let input = inputs
+                .upgrade()
+                .and_then(|bridge| bridge.inputs.lock().remove(&CallKey(key as u64)));
+            Ok(input)
+        },
+    )?;
     let constants = js::parse_json(
         env,
         &js::json_text(&serde_json::json!({
@@ -106,11 +134,17 @@ fn compile(env: &Env, bridge: Weak<Bridge>) -> Result<Functions> {
             "toolCallFailed": messages::TOOL_CALL_FAILED,
             "hotMs": HOT_MS,
             "maxDepth": MAX_DEPTH,
+            "turnBytes": TURN_BYTES,
+            "turnCallBytes": TURN_CALL_BYTES,
         }))?,
     )?;
     let incomplete = || napi::Error::from_reason("code mode could not start its host bridge");
-    let host = call_function(env, factory.raw(), &[settle.raw(), constants.raw()])
-        .map_err(|_| incomplete())?;
+    let host = call_function(
+        env,
+        factory.raw(),
+        &[settle.raw(), take_input.raw(), constants.raw()],
+    )
+    .map_err(|_| incomplete())?;
     let host = js::object(&js::value(env, host))?.ok_or_else(incomplete)?;
     let function = |name: &str| -> Result<FunctionRef<(), ()>> {
         let value: Unknown = host.get_named_property(name)?;
@@ -165,16 +199,20 @@ impl Bridge {
     /// Starts a batch through `host.js`. When the bridge itself fails (not the
     /// gateway: `host.js` catches what it throws), every call of the batch
     /// fails with that message, so no run waits for a call that never started.
-    fn dispatch(&self, env: &Env, executor: &Executor, calls: Vec<Dispatch>) {
+    fn dispatch(&self, env: &Env, executor: &Executor, mut calls: Vec<Dispatch>) {
         {
             let mut replies = self.replies.lock();
-            for call in &calls {
+            let mut inputs = self.inputs.lock();
+            for call in &mut calls {
                 replies.insert(call.key, call.reply.clone());
+                inputs.insert(call.key, std::mem::take(&mut call.input));
             }
         }
         if let Err(message) = self.start(env, executor, &calls) {
             let mut replies = self.replies.lock();
+            let mut inputs = self.inputs.lock();
             for call in &calls {
+                inputs.remove(&call.key);
                 if let Some(reply) = replies.remove(&call.key) {
                     reply.settle(Err(message.clone()));
                 }
@@ -200,7 +238,7 @@ impl Bridge {
                 tool_call_id: &call.tool_call_id,
                 parent_tool_call_id: call.parent_tool_call_id.as_deref(),
                 code_mode_run_id: call.code_mode_run_id.as_deref(),
-                input_json: &call.input,
+                input_bytes: self.inputs.lock().get(&call.key).map_or(0, String::len),
             })
             .collect();
         let batch = js::json_text(&batch).map_err(reason)?;
