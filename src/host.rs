@@ -5,8 +5,8 @@
 //!
 //! A batch carries only the calls' metadata. Their inputs stay here until
 //! `host.js` starts each call and takes its input (`takeInput`), so the
-//! JavaScript thread turns at most [`TURN_BYTES`] of input into values per
-//! turn of its event loop, however many cells flood it.
+//! JavaScript thread turns at most [`MAX_TURN_INPUT_BYTES`] of input into
+//! values per turn of its event loop, however many cells flood it.
 //!
 //! The channel is unreferenced: it never keeps the process alive. An exec or
 //! wait in progress holds its own promise, which does.
@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, Weak};
 
-use code_mode_core::limits::MAX_DEPTH;
+use code_mode_core::limits::{MAX_DEPTH, MAX_TURN_INPUT_BYTES, TURN_CALL_BYTES};
 use code_mode_core::messages;
 use code_mode_core::runs::host::{CallKey, Dispatch, Host, Reply};
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
@@ -27,14 +27,6 @@ use crate::tsfn::Channel;
 
 /// The JavaScript half, compiled once per `CodeMode`.
 const HOST_JS: &str = include_str!("host.js");
-
-/// Bytes of tool input the JavaScript thread parses per event-loop turn
-/// before it lets other work run (each call also counts
-/// [`TURN_CALL_BYTES`], so many small calls are spread out too).
-const TURN_BYTES: usize = 512 * 1024;
-
-/// What starting one call counts toward [`TURN_BYTES`] besides its input.
-const TURN_CALL_BYTES: usize = 2 * 1024;
 
 /// How long the JavaScript thread stays awake after nested-call activity, in
 /// milliseconds: waking an idle thread costs tens of microseconds on small
@@ -79,6 +71,25 @@ struct Bridge {
     replies: Mutex<HashMap<CallKey, Reply>>,
     /// The input of each call not started yet, as JSON text.
     inputs: Mutex<HashMap<CallKey, String>>,
+}
+
+/// The metadata of a batch as `host.js` reads it (inputs travel apart).
+fn batch_json(calls: &[Dispatch]) -> std::result::Result<String, String> {
+    let batch: Vec<BatchCall> = calls
+        .iter()
+        .map(|call| BatchCall {
+            key: call.key.0,
+            id: &call.tool_id,
+            name: &call.name,
+            source: call.source.as_str(),
+            source_name: call.source_name.as_deref(),
+            tool_call_id: &call.tool_call_id,
+            parent_tool_call_id: call.parent_tool_call_id.as_deref(),
+            code_mode_run_id: call.code_mode_run_id.as_deref(),
+            input_bytes: call.input.len(),
+        })
+        .collect();
+    js::json_text(&batch).map_err(|error| error.reason.clone())
 }
 
 /// The host channel of one `CodeMode`.
@@ -134,7 +145,7 @@ fn compile(env: &Env, bridge: Weak<Bridge>) -> Result<Functions> {
             "toolCallFailed": messages::TOOL_CALL_FAILED,
             "hotMs": HOT_MS,
             "maxDepth": MAX_DEPTH,
-            "turnBytes": TURN_BYTES,
+            "turnBytes": MAX_TURN_INPUT_BYTES,
             "turnCallBytes": TURN_CALL_BYTES,
         }))?,
     )?;
@@ -200,21 +211,26 @@ impl Bridge {
     /// gateway: `host.js` catches what it throws), every call of the batch
     /// fails with that message, so no run waits for a call that never started.
     fn dispatch(&self, env: &Env, executor: &Executor, mut calls: Vec<Dispatch>) {
-        {
-            let mut replies = self.replies.lock();
-            let mut inputs = self.inputs.lock();
-            for call in &mut calls {
-                replies.insert(call.key, call.reply.clone());
-                inputs.insert(call.key, std::mem::take(&mut call.input));
+        let started = batch_json(&calls).and_then(|batch| {
+            {
+                // Inputs wait here until host.js takes each as its call starts.
+                let mut replies = self.replies.lock();
+                let mut inputs = self.inputs.lock();
+                for call in &mut calls {
+                    replies.insert(call.key, call.reply.clone());
+                    inputs.insert(call.key, std::mem::take(&mut call.input));
+                }
             }
-        }
-        if let Err(message) = self.start(env, executor, &calls) {
+            self.start(env, executor, &batch)
+        });
+        if let Err(message) = started {
             let mut replies = self.replies.lock();
             let mut inputs = self.inputs.lock();
             for call in &calls {
                 inputs.remove(&call.key);
-                if let Some(reply) = replies.remove(&call.key) {
-                    reply.settle(Err(message.clone()));
+                match replies.remove(&call.key) {
+                    Some(reply) => reply.settle(Err(message.clone())),
+                    None => call.reply.settle(Err(message.clone())),
                 }
             }
         }
@@ -224,31 +240,16 @@ impl Bridge {
         &self,
         env: &Env,
         executor: &Executor,
-        calls: &[Dispatch],
+        batch: &str,
     ) -> std::result::Result<(), String> {
         let reason = |error: napi::Error| error.reason.clone();
-        let batch: Vec<BatchCall> = calls
-            .iter()
-            .map(|call| BatchCall {
-                key: call.key.0,
-                id: &call.tool_id,
-                name: &call.name,
-                source: call.source.as_str(),
-                source_name: call.source_name.as_deref(),
-                tool_call_id: &call.tool_call_id,
-                parent_tool_call_id: call.parent_tool_call_id.as_deref(),
-                code_mode_run_id: call.code_mode_run_id.as_deref(),
-                input_bytes: self.inputs.lock().get(&call.key).map_or(0, String::len),
-            })
-            .collect();
-        let batch = js::json_text(&batch).map_err(reason)?;
         let start = self.function(env, |f| &f.start).map_err(reason)?;
         let execute = executor.execute.borrow_back(env).map_err(reason)?.raw();
         let on_event = match &executor.on_event {
             Some(on_event) => on_event.borrow_back(env).map_err(reason)?.raw(),
             None => undefined(env),
         };
-        let batch = env.create_string(&batch).map_err(reason)?;
+        let batch = env.create_string(batch).map_err(reason)?;
         call_function(env, start, &[execute, on_event, batch.raw()])
             .map(|_| ())
             .map_err(|thrown| js::error_message(env, thrown))

@@ -27,14 +27,7 @@ import type {
   ToolCatalogEntry,
 } from '../../index.js'
 
-// ---------------------------------------------------------------------------
-// Type assertions (compile time only).
-
-/** True when `A` and `B` are the same type (not merely assignable). */
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
-
-/** Compiles only when `Actual` is exactly `Expected`. */
-declare function expectExact<Actual, Expected>(...proof: Equal<Actual, Expected> extends true ? [] : [never]): void
+import { expectExact } from './expect.js'
 
 // ---------------------------------------------------------------------------
 // What the gateway already has. Declared, not implemented: this file is only
@@ -485,20 +478,4 @@ export async function shutdown(): Promise<void> {
   const closed: void = codeMode.close()
   gateway.log(`${suspended} suspended runs dropped ${String(closed)}`)
   await closing
-}
-
-// ---------------------------------------------------------------------------
-// An executor may answer synchronously (a plain value or a throw): the result
-// is taken as `await` would take it.
-
-export function syncExecutorRun(tools: EffectiveTool[]): CodeModeRunSurface {
-  return codeMode.prepareRun({
-    runId: 'run-sync',
-    tools,
-    executeTool: (call) => {
-      expectExact<typeof call.source, 'openclaw' | 'mcp' | 'client'>()
-      if (call.name === 'denied') throw new Error('denied by policy')
-      return { ok: true, tool: call.id }
-    },
-  })
 }

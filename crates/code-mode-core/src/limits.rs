@@ -33,6 +33,15 @@ pub const MAX_BRIDGE_BYTES: u64 = 16 * 1024 * 1024;
 /// `wait` starts a fresh budget.
 pub const MAX_LEG_INPUT_BYTES: usize = 64 * 1024 * 1024;
 
+/// Bytes of tool input the Node thread turns into values per event-loop
+/// turn; the rest start in the next turns, so a flood of calls never holds
+/// the event loop for long.
+pub const MAX_TURN_INPUT_BYTES: usize = 512 * 1024;
+
+/// What starting one nested call counts toward [`MAX_TURN_INPUT_BYTES`]
+/// besides its input, so that many small calls are spread out too.
+pub const TURN_CALL_BYTES: usize = 2 * 1024;
+
 /// Queued (not yet dispatched) nested calls a run may hold; in-flight calls
 /// are bounded by `maxPendingToolCalls`.
 pub const MAX_QUEUED_CALLS: usize = 1024;

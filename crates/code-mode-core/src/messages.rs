@@ -16,6 +16,20 @@ pub const CLOSED: &str = "code mode is closed.";
 pub const ABORTED: &str = "code mode run was aborted.";
 pub const PENDING_WITHOUT_HOST_WORK: &str = "code mode promise is pending without host work.";
 
+/// At most `max` bytes of `text` (cut on a character boundary), with `…`
+/// appended when cut: error texts are not an output channel.
+pub(crate) fn cut(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+    text
+}
+
 /// `code mode <language> input is disabled.`
 pub fn language_disabled(language: &str) -> String {
     format!("code mode {language} input is disabled.")

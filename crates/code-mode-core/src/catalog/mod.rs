@@ -10,7 +10,7 @@ mod lookup;
 mod names;
 mod search;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 pub use entry::CatalogEntry;
 pub use search::SearchLimit;
@@ -87,6 +87,8 @@ pub struct Catalog {
     all_tools_json: String,
     /// Entries that get a `tools.<name>` function.
     convenience: Vec<usize>,
+    /// Entries per source, `(openclaw, mcp, client)`: every result's telemetry.
+    source_counts: (usize, usize, usize),
 }
 
 impl Catalog {
@@ -138,8 +140,21 @@ impl Catalog {
             guest_by_name,
             all_tools_json,
             convenience: Vec::new(),
+            source_counts: (0, 0, 0),
         };
         catalog.convenience = catalog.choose_convenience();
+        let count = |source| {
+            catalog
+                .entries
+                .iter()
+                .filter(|e| e.source == source)
+                .count()
+        };
+        catalog.source_counts = (
+            count(ToolSource::Openclaw),
+            count(ToolSource::Mcp),
+            count(ToolSource::Client),
+        );
         catalog
     }
 
@@ -160,12 +175,7 @@ impl Catalog {
 
     /// Entries of the run catalog per source: `(openclaw, mcp, client)`.
     pub fn source_counts(&self) -> (usize, usize, usize) {
-        let count = |source| self.entries.iter().filter(|e| e.source == source).count();
-        (
-            count(ToolSource::Openclaw),
-            count(ToolSource::Mcp),
-            count(ToolSource::Client),
-        )
+        self.source_counts
     }
 
     /// `ALL_TOOLS` as JSON text: the compact guest entries in catalog order.

@@ -58,19 +58,12 @@ pub fn plan_run(config: &CodeModeConfig, tools: &[ToolSpec], disable_tools: bool
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::ToolSource;
+    use crate::catalog::testing::core;
 
     fn tool(name: &str, direct_only: bool) -> ToolSpec {
         ToolSpec {
-            name: name.to_owned(),
-            label: None,
-            description: String::new(),
-            parameters: None,
-            source: ToolSource::Openclaw,
-            source_name: None,
             direct_only,
-            replay_safe: false,
-            mcp: None,
+            ..core(name)
         }
     }
 

@@ -53,19 +53,6 @@ impl Reply {
     }
 }
 
-/// At most `max` bytes of `text` (on a character boundary), with `…` when cut.
-fn cut(mut text: String, max: usize) -> String {
-    if text.len() > max {
-        let mut end = max;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-        text.push('…');
-    }
-    text
-}
-
 /// Wakes whoever drives a run now (a worker), if anyone does.
 pub(super) type Waker = Arc<dyn Fn() + Send + Sync>;
 
@@ -110,7 +97,7 @@ impl Arrivals {
                 Ok(json) if state.bytes + json.len() > self.max_bytes => {
                     Err(messages::tool_result_too_large(json.len(), self.max_bytes))
                 }
-                Err(message) => Err(cut(message, MAX_ERROR_PART_BYTES)),
+                Err(message) => Err(messages::cut(message, MAX_ERROR_PART_BYTES)),
                 ok => ok,
             };
             state.bytes += settlement.as_ref().map_or(0, String::len);

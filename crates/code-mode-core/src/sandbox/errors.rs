@@ -2,8 +2,9 @@
 
 use rquickjs::{Ctx, Value};
 
-use super::json::{string_capped, string_lossy};
+use super::json::string_capped;
 use crate::limits::MAX_ERROR_PART_BYTES;
+use crate::messages;
 use crate::source::Location;
 
 /// The file name cells are evaluated under; only frames in it are reported.
@@ -37,10 +38,11 @@ pub(super) fn describe(ctx: &Ctx<'_>, exception: &Value<'_>) -> String {
 /// `Symbol(description)`, which plain conversion refuses).
 fn primitive_text(ctx: &Ctx<'_>, value: &Value<'_>) -> String {
     let Some(symbol) = value.as_symbol() else {
-        return string_lossy(ctx, value);
+        // A thrown string is copied only as far as it will be shown.
+        return string_capped(ctx, value, MAX_ERROR_PART_BYTES + 1);
     };
     let description = match symbol.description() {
-        Ok(text) if text.is_string() => string_lossy(ctx, &text),
+        Ok(text) if text.is_string() => string_capped(ctx, &text, MAX_ERROR_PART_BYTES),
         _ => {
             let _ = ctx.catch();
             String::new()
@@ -51,16 +53,8 @@ fn primitive_text(ctx: &Ctx<'_>, value: &Value<'_>) -> String {
 
 /// At most [`MAX_ERROR_PART_BYTES`] bytes (on a character boundary), with `…`
 /// when cut.
-fn cut(mut text: String) -> String {
-    if text.len() > MAX_ERROR_PART_BYTES {
-        let mut end = MAX_ERROR_PART_BYTES;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-        text.push('…');
-    }
-    text
+fn cut(text: String) -> String {
+    messages::cut(text, MAX_ERROR_PART_BYTES)
 }
 
 /// The first `cell:L:C` in a QuickJS stack string.

@@ -77,14 +77,10 @@ pub fn to_text(ctx: &Ctx<'_>, value: &Value<'_>, max: usize) -> rquickjs::Result
     Ok(string_capped(ctx, &text, max))
 }
 
-/// A guest string as Rust text; lone surrogates become U+FFFD. Only for
-/// values that are strings already (anything else would run guest code).
-pub fn string_lossy(ctx: &Ctx<'_>, value: &Value<'_>) -> String {
-    string_capped(ctx, value, usize::MAX)
-}
-
-/// [`string_lossy`] of at most `max` bytes, cut on a character boundary and
-/// marked with `…` when longer.
+/// A guest string (or bigint) as Rust text of at most `max` bytes, cut on a
+/// character boundary and marked with `…` when longer; lone surrogates become
+/// U+FFFD. Only for values that are strings or bigints already (anything else
+/// would run guest code): the host never copies more than `max`.
 pub(super) fn string_capped(ctx: &Ctx<'_>, value: &Value<'_>, max: usize) -> String {
     let raw_ctx = ctx.as_raw().as_ptr();
     let mut len = 0usize;
@@ -247,7 +243,7 @@ impl<'a, 'js> Writer<'a, 'js> {
         self.stopped()?;
         let tag: Result<Value<'js>, _> = self.object_to_string.call((This(value.clone()),));
         match tag {
-            Ok(tag) if tag.is_string() => Ok(string_lossy(self.ctx, &tag)),
+            Ok(tag) if tag.is_string() => Ok(self.text(&tag)),
             Ok(_) => Ok("[object Object]".to_owned()),
             Err(_) => {
                 self.clear();
@@ -398,11 +394,8 @@ impl<'a, 'js> Writer<'a, 'js> {
     /// could still take it: a longer one is cut, and fails the size check
     /// when written, so the host never copies much more than the limit.
     fn text(&self, value: &Value<'js>) -> String {
-        string_capped(
-            self.ctx,
-            value,
-            self.limit.saturating_sub(self.out.len()) + 1,
-        )
+        let room = self.limit.saturating_sub(self.out.len());
+        string_capped(self.ctx, value, room.saturating_add(1))
     }
 
     /// Writes `s` as a JSON string, stopping as soon as the output would pass

@@ -26,7 +26,7 @@
 use crate::limits::MAX_OPENING_UNITS;
 
 /// Keywords and contextual keywords of JavaScript and TypeScript: words
-/// after which the parser may descend.
+/// after which the parser may descend. Sorted, for a binary search per word.
 #[rustfmt::skip]
 const KEYWORDS: &[&str] = &[
     "abstract", "accessor", "as", "asserts", "async", "await", "case", "catch", "class", "const",
@@ -63,7 +63,7 @@ fn units(source: &str) -> impl Iterator<Item = usize> + '_ {
                 while i < bytes.len() && is_word_byte(bytes[i]) {
                     i += 1;
                 }
-                if KEYWORDS.contains(&&source[start..i]) {
+                if KEYWORDS.binary_search(&&source[start..i]).is_ok() {
                     return Some(start);
                 }
             } else {
@@ -98,6 +98,11 @@ mod tests {
 
     fn count(source: &str) -> usize {
         units(source).count()
+    }
+
+    #[test]
+    fn keywords_are_sorted() {
+        assert!(KEYWORDS.is_sorted());
     }
 
     #[test]

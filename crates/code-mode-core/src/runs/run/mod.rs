@@ -71,8 +71,8 @@ impl Job {
     }
 
     /// A run that awaits calls, for another worker to hold: the worker it
-    /// was on got stuck in a builtin while driving a different run. `None`
-    /// for a run with no call waiting on it (it is dropped instead).
+    /// was on got stuck in a builtin while driving a different run. A run
+    /// with no call waiting on it comes back, to be dropped instead.
     pub(super) fn adopt(run: Run) -> Result<Self, Box<Run>> {
         let run = Box::new(run);
         match run.leg.clone() {
@@ -117,10 +117,8 @@ impl Job {
                     vm.adopt_thread();
                 }
                 run.arrivals.set_waker(Some(waker));
-                return match run.poll() {
-                    Some(end) => Step::Ended(run, end),
-                    None => Step::Awaiting(run),
-                };
+                let end = run.poll();
+                return Step::after(run, end);
             }
         };
         run.arrivals.set_waker(Some(waker));
@@ -134,7 +132,14 @@ impl Job {
             Ok(request) => run.begin(request),
             Err(request) => run.resume(request),
         }));
-        match begun.unwrap_or_else(|_| Some(End::internal())) {
+        Step::after(run, begun.unwrap_or_else(|_| Some(End::internal())))
+    }
+}
+
+impl Step {
+    /// Where a run stands once the worker drove it to `end` (none: it awaits).
+    pub(super) fn after(run: Run, end: Option<End>) -> Self {
+        match end {
             Some(end) => Step::Ended(run, end),
             None => Step::Awaiting(run),
         }

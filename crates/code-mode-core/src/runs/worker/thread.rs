@@ -158,11 +158,8 @@ impl Worker {
                 run
             };
             let mut run = run;
-            let step = match run.poll() {
-                Some(end) => Step::Ended(run, end),
-                None => Step::Awaiting(run),
-            };
-            self.keep_or_land(step);
+            let end = run.poll();
+            self.keep_or_land(Step::after(run, end));
         }
     }
 
