@@ -216,6 +216,18 @@ export interface CodeModeDiagnostics {
    * that only runs JavaScript cells never initialises it.
    */
   typescriptInitialized: boolean
+  /**
+   * Worker threads the watchdog has abandoned in this process: each was
+   * stuck in one builtin call past its run's deadline (plus a grace
+   * period), so its call was answered from outside and a fresh worker took
+   * its place.
+   */
+  abandonedWorkers: number
+  /**
+   * Abandoned workers still finishing that call. Each engine keeps at most
+   * two beyond its own threads before it stops replacing them.
+   */
+  abandonedWorkersRunning: number
 }
 
 /**

@@ -8,12 +8,27 @@ pub struct CodeModeDiagnostics {
     /// Whether the TypeScript machinery (swc) has been initialised. A process
     /// that only runs JavaScript cells never initialises it.
     pub typescript_initialized: bool,
+    /// Worker threads the watchdog has abandoned in this process: each was
+    /// stuck in one builtin call past its run's deadline (plus a grace
+    /// period), so its call was answered from outside and a fresh worker took
+    /// its place.
+    pub abandoned_workers: u32,
+    /// Abandoned workers still finishing that call. Each engine keeps at most
+    /// two beyond its own threads before it stops replacing them.
+    pub abandoned_workers_running: u32,
 }
 
 /// Process-wide diagnostics of the addon.
 #[napi]
 pub fn code_mode_diagnostics() -> CodeModeDiagnostics {
+    let (total, running) = code_mode_core::runs::abandoned_workers();
     CodeModeDiagnostics {
         typescript_initialized: code_mode_core::source::typescript_initialized(),
+        abandoned_workers: saturate(total),
+        abandoned_workers_running: saturate(running),
     }
+}
+
+fn saturate(count: usize) -> u32 {
+    u32::try_from(count).unwrap_or(u32::MAX)
 }

@@ -117,6 +117,8 @@ fn main() {
         println!("cargo:rerun-if-env-changed={}", feature_to_cargo(feature));
     }
     println!("cargo:rerun-if-env-changed=CARGO_CFG_SANITIZE");
+    // code-mode patch: rebuild when the (patched) C sources change.
+    println!("cargo:rerun-if-changed=quickjs");
 
     let src_dir = Path::new("quickjs");
 

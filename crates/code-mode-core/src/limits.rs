@@ -71,8 +71,19 @@ pub const MAX_ERROR_PART_BYTES: usize = 4096;
 /// answers its call and abandons its worker thread.
 pub const WATCHDOG_GRACE: Duration = Duration::from_millis(500);
 
-/// How often the watchdog looks at the workers.
+/// How often the watchdog looks at the workers when no deadline is nearer. At
+/// a computing leg's deadline it raises the leg's interrupt flag, which QuickJS
+/// reads at every poll: a loop of long builtin calls stops after the call it
+/// is in.
 pub const WATCHDOG_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The most abandoned worker threads of one engine that may still be finishing
+/// a builtin call before the engine stops replacing abandoned workers (it
+/// starts the replacement when one gets back). With the vendored QuickJS's
+/// polling builtins, a worker is abandoned only inside one long call, bounded
+/// by the memory limit; this caps what a determined cell can take beyond the
+/// pool's own threads.
+pub const MAX_ABANDONED_WORKERS: usize = 2;
 
 /// The most worker threads one engine runs (`workerThreads` is clamped to it).
 pub const MAX_WORKER_THREADS: usize = 16;

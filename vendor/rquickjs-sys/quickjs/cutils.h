@@ -1442,7 +1442,11 @@ static inline void *med3(void *a, void *b, void *c, cmp_f cmp, void *opaque)
 }
 
 /* pointer based version with local stack and insertion sort threshhold */
-static inline void rqsort(void *base, size_t nmemb, size_t size, cmp_f cmp, void *opaque)
+/* code-mode patch: the sort stops, leaving the array partly sorted, as soon
+   as *abort is set (by a comparator that saw an interrupt); abort may be
+   NULL. */
+static inline void rqsort_abortable(void *base, size_t nmemb, size_t size,
+                                    cmp_f cmp, void *opaque, const int *abort)
 {
     struct { uint8_t *base; size_t count; int depth; } stack[50], *sp = stack;
     uint8_t *ptr, *pi, *pj, *plt, *pgt, *top, *m;
@@ -1482,7 +1486,11 @@ static inline void rqsort(void *base, size_t nmemb, size_t size, cmp_f cmp, void
             gt = nmemb;
             pj = pgt = top = ptr + nmemb * size;
             for (;;) {
+                if (abort && *abort)
+                    return;
                 while (pi < pj && (c = cmp(ptr, pi, opaque)) >= 0) {
+                    if (abort && *abort)
+                        return;
                     if (c == 0) {
                         swap(plt, pi, size);
                         lt++;
@@ -1492,6 +1500,8 @@ static inline void rqsort(void *base, size_t nmemb, size_t size, cmp_f cmp, void
                     pi += size;
                 }
                 while (pi < (pj -= size) && (c = cmp(ptr, pj, opaque)) <= 0) {
+                    if (abort && *abort)
+                        return;
                     if (c == 0) {
                         gt--;
                         pgt -= size;
@@ -1558,7 +1568,14 @@ static inline void rqsort(void *base, size_t nmemb, size_t size, cmp_f cmp, void
             for (pj = pi; pj > ptr && cmp(pj - size, pj, opaque) > 0; pj -= size)
                 swap(pj, pj - size, size);
         }
+        if (abort && *abort)
+            return;
     }
+}
+
+static inline void rqsort(void *base, size_t nmemb, size_t size, cmp_f cmp, void *opaque)
+{
+    rqsort_abortable(base, nmemb, size, cmp, opaque, NULL);
 }
 
 /*---- Portable time functions ----*/

@@ -412,6 +412,8 @@ struct JSRuntime {
     JSSharedArrayBufferFunctions sab_funcs;
 
     bool can_block; /* true if Atomics.wait can block */
+    /* code-mode patch: see JS_SetInterruptFlag */
+    const volatile int *interrupt_flag;
     uint32_t dump_flags : 24;
 
     /* Shape hash table */
@@ -606,6 +608,9 @@ struct JSContext {
 
     /* when the counter reaches zero, JSRutime.interrupt_handler is called */
     int interrupt_counter;
+    /* code-mode patch: the runtime's interrupt flag (never NULL); while it
+       is nonzero, every poll calls the interrupt handler */
+    const volatile int *interrupt_flag;
 
     struct list_head loaded_modules; /* list of JSModuleDef.link */
 
@@ -2473,6 +2478,27 @@ void JS_SetGCThreshold(JSRuntime *rt, size_t gc_threshold)
 #define free(p) free_is_forbidden(p)
 #define realloc(p,s) realloc_is_forbidden(p,s)
 
+/* code-mode patch: the flag that stands for "call the interrupt handler at
+   the next poll" while no flag is set. */
+static const volatile int js_interrupt_flag_clear = 0;
+
+/* code-mode patch: `flag` (or NULL for none) is a word that another thread
+   may set at any time, and that must stay valid until it is replaced. While
+   it is nonzero, every interrupt poll calls the interrupt handler instead of
+   one poll in JS_INTERRUPT_COUNTER_INIT: a deadline then stops a loop whose
+   every step is a long builtin call. */
+void JS_SetInterruptFlag(JSRuntime *rt, const volatile int *flag)
+{
+    struct list_head *el;
+    if (!flag)
+        flag = &js_interrupt_flag_clear;
+    rt->interrupt_flag = flag;
+    list_for_each(el, &rt->context_list) {
+        JSContext *ctx = list_entry(el, JSContext, link);
+        ctx->interrupt_flag = flag;
+    }
+}
+
 void JS_SetInterruptHandler(JSRuntime *rt, JSInterruptHandler *cb, void *opaque)
 {
     rt->interrupt_handler = cb;
@@ -2867,6 +2893,8 @@ JSContext *JS_NewContextRaw(JSRuntime *rt)
         return NULL;
     }
     ctx->rt = rt;
+    ctx->interrupt_flag = rt->interrupt_flag ? rt->interrupt_flag
+                                             : &js_interrupt_flag_clear;
     list_add_tail(&ctx->link, &rt->context_list);
     for(i = 0; i < rt->class_count; i++)
         ctx->class_proto[i] = JS_NULL;
@@ -8660,11 +8688,28 @@ static no_inline __exception int __js_poll_interrupts(JSContext *ctx)
 
 static inline __exception int js_poll_interrupts(JSContext *ctx)
 {
-    if (unlikely(--ctx->interrupt_counter <= 0)) {
+    /* code-mode patch: the interrupt flag makes the next poll call the
+       handler, however much work each step did */
+    if (unlikely(--ctx->interrupt_counter <= 0 || *ctx->interrupt_flag)) {
         return __js_poll_interrupts(ctx);
     } else {
         return 0;
     }
+}
+
+/* code-mode patch: like js_poll_interrupts, for a loop step that does `cost`
+   units of work (one unit is about one bytecode backward jump), so that a
+   builtin whose steps grow with guest input still reaches the interrupt
+   handler at about the same rate as bytecode does. */
+static inline __exception int js_poll_interrupts_cost(JSContext *ctx,
+                                                      int64_t cost)
+{
+    if (cost > JS_INTERRUPT_COUNTER_INIT)
+        cost = JS_INTERRUPT_COUNTER_INIT;
+    ctx->interrupt_counter -= (int)cost;
+    if (unlikely(ctx->interrupt_counter <= 0 || *ctx->interrupt_flag))
+        return __js_poll_interrupts(ctx);
+    return 0;
 }
 
 /* return -1 (exception) or true/false */
@@ -10088,6 +10133,11 @@ static int JS_TryGetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx,
     }
     val = JS_EXCEPTION;
     present = -1;
+    /* code-mode patch: array-like loops poll the interrupt handler. */
+    if (js_poll_interrupts(ctx)) {
+        *pval = val;
+        return -1;
+    }
     prop = JS_NewAtomInt64(ctx, idx);
     if (likely(prop != JS_ATOM_NULL)) {
         present = JS_HasProperty(ctx, obj, prop);
@@ -10116,6 +10166,9 @@ JSValue JS_GetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx)
         if (js_get_fast_array_element(ctx, p, idx, &val))
             return val;
     }
+    /* code-mode patch: array-like loops poll the interrupt handler. */
+    if (js_poll_interrupts(ctx))
+        return JS_EXCEPTION;
     prop = JS_NewAtomInt64(ctx, idx);
     if (prop == JS_ATOM_NULL)
         return JS_EXCEPTION;
@@ -10977,6 +11030,11 @@ int JS_SetPropertyInt64(JSContext *ctx, JSValueConst this_obj,
     JSAtom prop;
     int res;
 
+    /* code-mode patch: array-like loops poll the interrupt handler. */
+    if (js_poll_interrupts(ctx)) {
+        JS_FreeValue(ctx, val);
+        return -1;
+    }
     if ((uint64_t)idx <= INT32_MAX) {
         /* fast path for fast arrays */
         return JS_SetPropertyValue(ctx, this_obj, js_int32(idx), val,
@@ -11940,6 +11998,9 @@ int JS_DeletePropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, int fl
     JSAtom prop;
     int res;
 
+    /* code-mode patch: array-like loops poll the interrupt handler. */
+    if (js_poll_interrupts(ctx))
+        return -1;
     if ((uint64_t)idx <= JS_ATOM_MAX_INT) {
         /* fast path for fast arrays */
         return JS_DeleteProperty(ctx, obj, __JS_AtomFromUInt32(idx), flags);
@@ -13689,6 +13750,12 @@ static JSValue js_bigint_to_string1(JSContext *ctx, JSValueConst val, int radix)
                     }
                     break;
                 } else {
+                    /* code-mode patch: each step divides all `len` limbs. */
+                    if (js_poll_interrupts_cost(ctx, 1 + (len >> 4))) {
+                        js_free(ctx, buf);
+                        js_free(ctx, tmp);
+                        return JS_EXCEPTION;
+                    }
                     v = js_mp_div1(r->tab, r->tab, len, radix_base, 0);
                     q = js_limb_to_a(q, v, radix, js_digits_per_limb_table[radix - 2]);
                 }
@@ -44674,6 +44741,10 @@ static int js_array_cmp_generic(const void *a, const void *b, void *opaque) {
     if (psc->exception)
         return 0;
 
+    /* code-mode patch: a sort of n values makes n log n comparisons. */
+    if (js_poll_interrupts(ctx))
+        goto exception;
+
     if (psc->has_method) {
         argv[0] = ap->val;
         argv[1] = bp->val;
@@ -44761,7 +44832,8 @@ static JSValue js_array_sort(JSContext *ctx, JSValueConst this_val,
         array[pos].pos = i;
         pos++;
     }
-    rqsort(array, pos, sizeof(*array), js_array_cmp_generic, &asc);
+    rqsort_abortable(array, pos, sizeof(*array), js_array_cmp_generic, &asc,
+                     &asc.exception);
     if (asc.exception)
         goto exception;
 
@@ -47249,7 +47321,10 @@ static int string_indexof_char(JSString *p, int c, int from)
     return -1;
 }
 
-static int string_indexof(JSString *p1, JSString *p2, int from)
+/* code-mode patch: takes the context and returns -2 when the interrupt
+   handler stops the search (an exception is then pending), because the
+   search costs up to len1 * len2 steps. */
+static int string_indexof(JSContext *ctx, JSString *p1, JSString *p2, int from)
 {
     /* assuming 0 <= from <= p1->len */
     int c, i, j, len1 = p1->len, len2 = p2->len;
@@ -47259,6 +47334,8 @@ static int string_indexof(JSString *p1, JSString *p2, int from)
         j = string_indexof_char(p1, c, i);
         if (j < 0 || j + len2 > len1)
             break;
+        if (js_poll_interrupts_cost(ctx, 1 + (len2 >> 6)))
+            return -2;
         if (!string_cmp(p1, p2, j + 1, 1, len2 - 1))
             return j;
     }
@@ -47399,6 +47476,9 @@ static JSValue js_string_indexOf(JSContext *ctx, JSValueConst this_val,
     ret = -1;
     if (len >= v_len && inc * (stop - start) >= 0) {
         for (i = start;; i += inc) {
+            /* code-mode patch: the search costs up to len * v_len steps. */
+            if (js_poll_interrupts_cost(ctx, 1 + (v_len >> 6)))
+                goto fail;
             if (!string_cmp(p, p1, i, 0, v_len)) {
                 ret = i;
                 break;
@@ -47465,6 +47545,9 @@ static JSValue js_string_includes(JSContext *ctx, JSValueConst this_val,
     }
     if (start >= 0 && start <= stop) {
         for (i = start;; i++) {
+            /* code-mode patch: the search costs up to len * v_len steps. */
+            if (js_poll_interrupts_cost(ctx, 1 + (v_len >> 6)))
+                goto fail;
             if (!string_cmp(p, p1, i, 0, v_len)) {
                 ret = 1;
                 break;
@@ -47734,7 +47817,9 @@ static JSValue js_string_replace(JSContext *ctx, JSValueConst this_val,
             else
                 pos = endOfLastMatch + 1;
         } else {
-            pos = string_indexof(sp, searchp, endOfLastMatch);
+            pos = string_indexof(ctx, sp, searchp, endOfLastMatch);
+            if (pos == -2)
+                goto exception;
         }
         if (pos < 0) {
             if (is_first) {
@@ -47845,7 +47930,9 @@ static JSValue js_string_split(JSContext *ctx, JSValueConst this_val,
     }
     q = p;
     for (q = p; (q += !r) <= s - r - !r; q = p = e + r) {
-        e = string_indexof(sp, rp, q);
+        e = string_indexof(ctx, sp, rp, q);
+        if (e == -2)
+            goto exception;
         if (e < 0)
             break;
         T = js_sub_string(ctx, sp, p, e);
@@ -60952,6 +61039,10 @@ static JSValue js_typed_array_join(JSContext *ctx, JSValueConst this_val,
 
     /* XXX: optimize with direct access */
     for(i = 0; i < len; i++) {
+        /* code-mode patch: a typed array holds up to the memory limit of
+           elements, each formatted here. */
+        if (js_poll_interrupts(ctx))
+            goto fail;
         if (i > 0) {
             if (c >= 0) {
                 if (string_buffer_putc8(b, c))
@@ -61324,7 +61415,23 @@ struct TA_sort_context {
     JSValueConst cmp;
     JSValue (*getfun)(JSContext *ctx, const void *a);
     int elt_size;
+    /* code-mode patch: the numeric comparator of a default sort */
+    int (*cmpfun)(const void *a, const void *b, void *opaque);
 };
+
+/* code-mode patch: a default typed-array sort polls the interrupt handler
+   between comparisons; after an interrupt every comparison answers "equal",
+   which ends the remaining partitions in linear time. */
+static int js_TA_cmp_polled(const void *a, const void *b, void *opaque) {
+    struct TA_sort_context *psc = opaque;
+    if (psc->exception)
+        return 0;
+    if (js_poll_interrupts(psc->ctx)) {
+        psc->exception = 1;
+        return 0;
+    }
+    return psc->cmpfun(a, b, opaque);
+}
 
 static int js_TA_cmp_generic(const void *a, const void *b, void *opaque) {
     struct TA_sort_context *psc = opaque;
@@ -61466,8 +61573,8 @@ static JSValue js_typed_array_sort(JSContext *ctx, JSValueConst this_val,
             for(i = 0; i < len; i++)
                 array_idx[i] = i;
             tsc.elt_size = elt_size;
-            rqsort(array_idx, len, sizeof(array_idx[0]),
-                   js_TA_cmp_generic, &tsc);
+            rqsort_abortable(array_idx, len, sizeof(array_idx[0]),
+                             js_TA_cmp_generic, &tsc, &tsc.exception);
             if (tsc.exception)
                 goto fail;
             // per spec: typed array can be detached mid-iteration
@@ -61519,7 +61626,9 @@ static JSValue js_typed_array_sort(JSContext *ctx, JSValueConst this_val,
         done:
             js_free(ctx, array_idx);
         } else {
-            rqsort(p->u.array.u.ptr, len, elt_size, cmpfun, &tsc);
+            tsc.cmpfun = cmpfun;
+            rqsort_abortable(p->u.array.u.ptr, len, elt_size, js_TA_cmp_polled,
+                             &tsc, &tsc.exception);
             if (tsc.exception)
                 return JS_EXCEPTION;
         }

@@ -1178,6 +1178,9 @@ JS_EXTERN void JS_SetHostPromiseRejectionTracker(JSRuntime *rt, JSHostPromiseRej
 /* return != 0 if the JS code needs to be interrupted */
 typedef int JSInterruptHandler(JSRuntime *rt, void *opaque);
 JS_EXTERN void JS_SetInterruptHandler(JSRuntime *rt, JSInterruptHandler *cb, void *opaque);
+/* code-mode patch: while *flag is nonzero, every interrupt poll calls the
+   interrupt handler; `flag` must stay valid until replaced (NULL: none) */
+JS_EXTERN void JS_SetInterruptFlag(JSRuntime *rt, const volatile int *flag);
 /* if can_block is true, Atomics.wait() can be used */
 JS_EXTERN void JS_SetCanBlock(JSRuntime *rt, bool can_block);
 /* set the [IsHTMLDDA] internal slot */

@@ -82,6 +82,13 @@ impl Leg {
         self.report(self.stuck_result());
     }
 
+    /// Records a timeout once the deadline has passed, which raises the
+    /// interrupt flag QuickJS polls (the watchdog's nudge for a VM inside a
+    /// long builtin call).
+    pub(super) fn enforce_deadline(&self) {
+        self.control.enforce_deadline();
+    }
+
     pub(super) fn deadline(&self) -> Instant {
         self.deadline
     }

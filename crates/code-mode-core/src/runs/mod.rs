@@ -20,6 +20,7 @@ pub use self::agent_run::{AgentRun, RunOwner};
 pub use self::leg::Done;
 pub use self::request::{ExecRequest, WaitRequest};
 pub use self::store::Refusal;
+pub use self::worker::abandoned_workers;
 pub use crate::sandbox::{Control, Stop};
 
 use self::leg::Leg;

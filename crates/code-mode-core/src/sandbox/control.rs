@@ -1,7 +1,7 @@
 //! The run's control block: its deadline and why it must stop, read by the
 //! QuickJS interrupt handler and written by the host (timer, abort, close).
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, AtomicU8, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -58,6 +58,11 @@ pub struct Control {
     /// Nanoseconds since [`epoch`]; 0 means no deadline armed.
     deadline: AtomicU64,
     stop: AtomicU8,
+    /// Nonzero once a stop is requested. QuickJS reads it at every interrupt
+    /// poll (the vendored `JS_SetInterruptFlag`), so a stop reaches the
+    /// handler at the next poll, not one poll in 10,000: a loop whose every
+    /// step is a long builtin call stops after one step.
+    interrupt: AtomicI32,
     /// Called after a stop is requested, so a worker waiting on the run wakes.
     notify: OnceLock<Notify>,
 }
@@ -87,6 +92,7 @@ impl Control {
         Self {
             deadline: AtomicU64::new(0),
             stop: AtomicU8::new(0),
+            interrupt: AtomicI32::new(0),
             notify: OnceLock::new(),
         }
     }
@@ -109,6 +115,7 @@ impl Control {
             .compare_exchange(0, reason as u8, Ordering::AcqRel, Ordering::Acquire)
             .is_ok();
         if first {
+            self.interrupt.store(1, Ordering::Release);
             if let Some(notify) = self.notify.get() {
                 notify();
             }
@@ -119,6 +126,11 @@ impl Control {
     /// Sets what a stop wakes (once per control block).
     pub fn on_stop(&self, notify: impl Fn() + Send + Sync + 'static) {
         let _ = self.notify.set(Box::new(notify));
+    }
+
+    /// The word QuickJS polls; valid while this control block lives.
+    pub fn interrupt_flag(&self) -> *const i32 {
+        self.interrupt.as_ptr()
     }
 
     pub fn stopped(&self) -> Option<Stop> {

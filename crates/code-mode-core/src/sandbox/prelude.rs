@@ -36,7 +36,21 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Res
         define(&console, method, console_function(ctx, state, prefix)?)?;
     }
     seal(ctx, &console);
+    #[cfg(feature = "test-hooks")]
+    define(&globals, "__block", block_function(ctx)?)?;
     define(&globals, "console", console)
+}
+
+/// Tests only (feature `test-hooks`): `__block(ms)` holds the thread in native
+/// code without polling the interrupt handler, as a builtin that never polls
+/// would, so the watchdog's path can be tested on any machine.
+#[cfg(feature = "test-hooks")]
+fn block_function<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
+    Function::new(ctx.clone(), |ms: f64| {
+        std::thread::sleep(std::time::Duration::from_millis(
+            ms.clamp(0.0, 60_000.0) as u64
+        ));
+    })
 }
 
 /// `text(v)`: one text item, strings as they are, anything else as JSON.

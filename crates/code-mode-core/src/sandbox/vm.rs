@@ -23,6 +23,12 @@ use super::state::{SharedState, VmState};
 use super::toolbox::Toolbox;
 use crate::result::{ErrorCode, Output};
 
+// The vendored QuickJS's interrupt flag (vendor/rquickjs-sys/PATCHES.md): while
+// the word is nonzero, every interrupt poll calls the handler.
+extern "C" {
+    fn JS_SetInterruptFlag(runtime: *mut qjs::JSRuntime, flag: *const i32);
+}
+
 /// Per-VM limits.
 #[derive(Clone, Copy, Debug)]
 pub struct VmLimits {
@@ -130,6 +136,15 @@ impl Vm {
     /// its interrupt handler and host functions obey that one from now on.
     pub fn rebind(&self, control: Arc<Control>) {
         self.adopt_thread();
+        self.context.with(|ctx| {
+            // SAFETY: the context is live while `ctx` is; this reads its runtime.
+            let runtime = unsafe { qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };
+            // SAFETY: the runtime belongs to this VM and is used by this
+            // thread only. The flag lives in `control`, which the interrupt
+            // handler installed below keeps alive until the next rebind sets
+            // another flag first, or the VM is dropped (no polls after that).
+            unsafe { JS_SetInterruptFlag(runtime, control.interrupt_flag()) }
+        });
         {
             let (control, meter) = (control.clone(), self.meter.clone());
             self.runtime.set_interrupt_handler(Some(Box::new(move || {

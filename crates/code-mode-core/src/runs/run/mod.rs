@@ -302,11 +302,9 @@ impl Run {
     }
 
     fn step(&mut self) -> Option<End> {
-        if let Some(stop) = self.control.stopped() {
-            return Some(End::Result(self.stopped(stop)));
-        }
         // Budget over with calls pending: park. Results that arrived meanwhile
-        // stay for the next wait.
+        // stay for the next wait. (A timeout recorded between steps, by the
+        // watchdog at the deadline, means the same.)
         if self.control.enforce_deadline() {
             return Some(match self.control.stopped() {
                 Some(Stop::Timeout) | None => End::Park(self.wait_reason()),

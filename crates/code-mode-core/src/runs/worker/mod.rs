@@ -20,7 +20,7 @@ mod thread;
 mod watchdog;
 
 use std::collections::VecDeque;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -29,7 +29,7 @@ use parking_lot::{Condvar, Mutex, RwLock};
 use super::leg::Leg;
 use super::run::{refill_spare, stopped_result, Job, Run};
 use super::store::Store;
-use crate::limits::WORKER_STACK_BYTES;
+use crate::limits::{MAX_ABANDONED_WORKERS, WORKER_STACK_BYTES};
 use crate::sandbox::Stop;
 use thread::Worker;
 use watchdog::watch;
@@ -82,6 +82,49 @@ impl Slot {
     }
 }
 
+#[derive(Default)]
+struct Abandoned {
+    running: usize,
+    owed: usize,
+}
+
+impl Abandoned {
+    /// Counts a worker just abandoned; true when a replacement may start now.
+    fn abandon(&mut self) -> bool {
+        ABANDONED_TOTAL.fetch_add(1, Ordering::Relaxed);
+        ABANDONED_RUNNING.fetch_add(1, Ordering::Relaxed);
+        self.running += 1;
+        if self.running > MAX_ABANDONED_WORKERS {
+            self.owed += 1;
+            return false;
+        }
+        true
+    }
+
+    /// Counts an abandoned worker that got back; true when it owes a
+    /// replacement.
+    fn returned(&mut self) -> bool {
+        ABANDONED_RUNNING.fetch_sub(1, Ordering::Relaxed);
+        self.running -= 1;
+        let owed = self.owed > 0;
+        self.owed -= usize::from(owed);
+        owed
+    }
+}
+
+/// Workers abandoned in this process, and those still finishing their call.
+static ABANDONED_TOTAL: AtomicUsize = AtomicUsize::new(0);
+static ABANDONED_RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// How many workers the watchdog has abandoned in this process, and how many
+/// of them are still finishing the builtin call they were stuck in.
+pub fn abandoned_workers() -> (usize, usize) {
+    (
+        ABANDONED_TOTAL.load(Ordering::Relaxed),
+        ABANDONED_RUNNING.load(Ordering::Relaxed),
+    )
+}
+
 /// Everything the workers and the watchdog share.
 struct Pool {
     queue: Mutex<Queue>,
@@ -89,6 +132,9 @@ struct Pool {
     slots: RwLock<Vec<Arc<Slot>>>,
     /// Workers running and not abandoned.
     live: Mutex<usize>,
+    /// Abandoned workers still finishing a builtin call, and the replacements
+    /// owed because that count reached [`MAX_ABANDONED_WORKERS`].
+    abandoned: Mutex<Abandoned>,
     exited: Condvar,
     /// Wakes the watchdog early (at shutdown).
     watchdog_bell: Condvar,
@@ -134,6 +180,23 @@ impl Pool {
         self.slots.read()[index].clone()
     }
 
+    /// Counts a worker just abandoned; true when a replacement may start now.
+    /// Past [`MAX_ABANDONED_WORKERS`] the replacement is owed instead, and
+    /// starts when an abandoned worker gets back: a cell that keeps workers
+    /// busy in builtins never holds more than that many threads beyond the
+    /// pool's size.
+    fn abandon_one(&self) -> bool {
+        self.abandoned.lock().abandon()
+    }
+
+    /// An abandoned worker is back and exiting: start a replacement it owed.
+    fn abandoned_returned(self: &Arc<Self>) {
+        let owed = self.abandoned.lock().returned();
+        if owed && !self.queue.lock().closed {
+            let _ = self.spawn();
+        }
+    }
+
     /// Starts a worker in a new slot.
     fn spawn(self: &Arc<Self>) -> std::io::Result<()> {
         let index = {
@@ -157,6 +220,8 @@ impl Pool {
                 if worker.work() {
                     *pool.live.lock() -= 1;
                     pool.exited.notify_all();
+                } else {
+                    pool.abandoned_returned();
                 }
             });
         if let Err(error) = spawned {
@@ -184,6 +249,7 @@ impl Workers {
             }),
             slots: RwLock::new(Vec::new()),
             live: Mutex::new(0),
+            abandoned: Mutex::new(Abandoned::default()),
             exited: Condvar::new(),
             watchdog_bell: Condvar::new(),
             store,
@@ -237,5 +303,26 @@ impl Workers {
         if let Some(watchdog) = self.watchdog.lock().take() {
             let _ = watchdog.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Abandoned;
+    use crate::limits::MAX_ABANDONED_WORKERS;
+
+    #[test]
+    fn abandoned_workers_past_the_cap_owe_their_replacement() {
+        let mut abandoned = Abandoned::default();
+        for _ in 0..MAX_ABANDONED_WORKERS {
+            assert!(abandoned.abandon(), "replaced at once up to the cap");
+        }
+        assert!(!abandoned.abandon(), "past the cap the replacement is owed");
+        assert!(!abandoned.abandon());
+        assert_eq!(abandoned.owed, 2);
+        assert!(abandoned.returned(), "a worker back starts an owed one");
+        assert!(abandoned.returned());
+        assert!(!abandoned.returned(), "nothing owed any more");
+        assert_eq!(abandoned.running, MAX_ABANDONED_WORKERS - 1);
     }
 }

@@ -14,6 +14,7 @@ use crate::runs::run::Job;
 /// stop) and replaces their worker. Exits once the workers are shut down and
 /// gone.
 pub(super) fn watch(pool: &Arc<Pool>) {
+    let mut sleep = WATCHDOG_INTERVAL;
     loop {
         {
             // Checked under the queue lock, which `Workers::shutdown` takes to
@@ -22,10 +23,11 @@ pub(super) fn watch(pool: &Arc<Pool>) {
             if queue.closed && *pool.live.lock() == 0 {
                 return;
             }
-            pool.watchdog_bell.wait_for(&mut queue, WATCHDOG_INTERVAL);
+            pool.watchdog_bell.wait_for(&mut queue, sleep);
         }
         let slots: Vec<Arc<Slot>> = pool.slots.read().clone();
         let now = Instant::now();
+        sleep = WATCHDOG_INTERVAL;
         for (index, slot) in slots.iter().enumerate() {
             if slot.abandoned.load(Ordering::Acquire) {
                 continue;
@@ -36,6 +38,13 @@ pub(super) fn watch(pool: &Arc<Pool>) {
                 *slot.stopped_since.lock() = None;
                 continue;
             };
+            // At the deadline, raise the interrupt flag: a VM inside a loop of
+            // long builtin calls stops after the call it is in. Until then,
+            // wake at the deadline.
+            match current.deadline().checked_duration_since(now) {
+                Some(left) if !left.is_zero() => sleep = sleep.min(left),
+                _ => current.enforce_deadline(),
+            }
             let overdue = now > current.deadline() + WATCHDOG_GRACE;
             let stopped = current.stopped() && {
                 let mut since = slot.stopped_since.lock();
@@ -78,7 +87,7 @@ fn abandon(pool: &Arc<Pool>, index: usize, slot: &Slot, stuck: &Arc<Leg>) {
     let jobs = std::mem::take(&mut slot.intake.lock().jobs);
     *pool.live.lock() -= 1;
     pool.exited.notify_all();
-    if !pool.queue.lock().closed {
+    if pool.abandon_one() && !pool.queue.lock().closed {
         let _ = pool.spawn();
     }
     for job in jobs {
