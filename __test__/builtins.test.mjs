@@ -72,9 +72,10 @@ describe('quadratic string and number work polls the interrupt handler', () => {
     })
   })
 
-  test('BigInt to decimal', async () => {
+  test('BigInt to decimal, and the duplicate-key check of a Proxy ownKeys trap', async () => {
     await assertAllStopAtTheDeadline(runWith({ timeoutMs: 150 }), {
       toString: 'const x = 7n ** 300000n; for (;;) x.toString()',
+      ownKeys: "const keys = Array.from({ length: 200000 }, (_, i) => 'k' + i); Reflect.ownKeys(new Proxy({}, { ownKeys: () => keys }))",
     })
   })
 

@@ -49,6 +49,7 @@
   }
 
   const objectToString = Object.prototype.toString
+  const toWellFormed = String.prototype.toWellFormed
   const isArray = Array.isArray
   const keys = Object.keys
   const defineProperty = Object.defineProperty
@@ -58,7 +59,8 @@
   /**
    * A tool result as JSON-safe JSON text (docs/guest-runtime.md), node by node: bigints as
    * decimal strings, Errors as {name, message}, cycles as "[Circular]", a
-   * throwing toJSON as its Object.prototype.toString tag.
+   * throwing toJSON as its Object.prototype.toString tag, and a lone surrogate
+   * in a string or a key as U+FFFD, as for guest values.
    */
   function safeJson(value) {
     const ancestors = []
@@ -72,6 +74,7 @@
       }
       switch (typeof value) {
         case 'string':
+          return apply(toWellFormed, value, [])
         case 'boolean':
           return value
         case 'number':
@@ -84,7 +87,7 @@
           return SKIP
       }
       if (value === null) return null
-      if (value instanceof ErrorClass) return { name: String(value.name), message: String(value.message) }
+      if (value instanceof ErrorClass) return { name: apply(toWellFormed, String(value.name), []), message: apply(toWellFormed, String(value.message), []) }
       if (value instanceof Number || value instanceof String || value instanceof Boolean) return convert(value.valueOf(), key)
       if (ancestors.includes(value)) return '[Circular]'
       if (ancestors.length >= MAX_DEPTH) throw new ErrorClass(`tool result nests deeper than ${MAX_DEPTH} levels`)
@@ -101,7 +104,7 @@
         for (const name of keys(value)) {
           const item = convert(value[name], name)
           // Defined, not assigned: a `__proto__` key is data, not a prototype.
-          if (item !== SKIP) defineProperty(out, name, { value: item, writable: true, enumerable: true, configurable: true })
+          if (item !== SKIP) defineProperty(out, apply(toWellFormed, name, []), { value: item, writable: true, enumerable: true, configurable: true })
         }
       }
       ancestors.pop()

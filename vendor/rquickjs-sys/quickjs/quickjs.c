@@ -52852,6 +52852,9 @@ static int js_proxy_get_own_property_names(JSContext *ctx,
     /* check duplicate properties (XXX: inefficient, could store the
      * properties an a temporary object to use the hash) */
     for(i = 1; i < len; i++) {
+        /* code-mode patch: the check is quadratic in the trap's key count. */
+        if (js_poll_interrupts_cost(ctx, 1 + (i >> 6)))
+            goto fail;
         if (find_prop_key(tab, i, tab[i].atom) >= 0) {
             JS_ThrowTypeError(ctx, "proxy: duplicate property");
             goto fail;
@@ -52883,6 +52886,10 @@ static int js_proxy_get_own_property_names(JSContext *ctx,
                 goto fail;
             if (res) {  /* safety, property should be found */
                 if (!(desc_flags & JS_PROP_CONFIGURABLE) || !is_extensible) {
+                    /* code-mode patch: one scan of the trap's keys per
+                       target property. */
+                    if (js_poll_interrupts_cost(ctx, 1 + (len >> 6)))
+                        goto fail;
                     idx = find_prop_key(tab, len, tab2[i].atom);
                     if (idx < 0) {
                         JS_ThrowTypeError(ctx, "proxy: target property must be present in proxy ownKeys");

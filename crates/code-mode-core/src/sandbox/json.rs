@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use rquickjs::function::This;
-use rquickjs::{qjs, Array, Ctx, Function, Object, Value};
+use rquickjs::{qjs, Ctx, Function, Object, Value};
 
 use super::control::Control;
 use crate::limits::MAX_DEPTH;
@@ -161,7 +161,8 @@ enum Node<'js> {
     Bool(bool),
     Number(f64),
     Str(String),
-    Array(Array<'js>),
+    /// An array, or a proxy whose target is one (as `Array.isArray` sees it).
+    Array(Object<'js>),
     Object(Object<'js>),
     Error(Object<'js>),
 }
@@ -217,8 +218,8 @@ impl<'a, 'js> Writer<'a, 'js> {
         if value.is_error() {
             return Node::Error(value.into_object().expect("errors are objects"));
         }
-        if value.is_array() {
-            return Node::Array(value.into_array().expect("checked array"));
+        if is_array(&value) {
+            return Node::Array(value.into_object().expect("arrays are objects"));
         }
         match value.into_object() {
             Some(object) => Node::Object(object),
@@ -261,7 +262,7 @@ impl<'a, 'js> Writer<'a, 'js> {
             Node::Number(n) => write_number(&mut self.out, n),
             Node::Str(s) => self.string(&s)?,
             Node::Error(error) => self.error(&error)?,
-            Node::Array(array) => self.nested(array.as_object(), |w| w.array(&array))?,
+            Node::Array(array) => self.nested(&array, |w| w.array(&array))?,
             Node::Object(object) => self.nested(&object, |w| w.object(&object))?,
         }
         self.check_size()
@@ -291,8 +292,8 @@ impl<'a, 'js> Writer<'a, 'js> {
         result
     }
 
-    fn array(&mut self, array: &Array<'js>) -> Result<(), ConvertError> {
-        let len: u32 = match array.as_object().get::<_, f64>("length") {
+    fn array(&mut self, array: &Object<'js>) -> Result<(), ConvertError> {
+        let len: u32 = match array.get::<_, f64>("length") {
             Ok(len) if len.is_finite() && len >= 0.0 => len.min(u32::MAX as f64) as u32,
             Ok(_) => 0,
             Err(_) => {
@@ -306,7 +307,7 @@ impl<'a, 'js> Writer<'a, 'js> {
             if index > 0 {
                 self.out.push(b',');
             }
-            let item: Value<'js> = match array.as_object().get(index) {
+            let item: Value<'js> = match array.get(index) {
                 Ok(item) => item,
                 Err(_) => {
                     self.clear();
@@ -437,4 +438,35 @@ pub fn write_number(out: &mut Vec<u8>, n: f64) {
     } else {
         serde_json::to_writer(&mut *out, &n).expect("writing to a Vec cannot fail");
     }
+}
+
+/// `Array.isArray`: an array, or a proxy whose target is one, through chains
+/// of proxies (as deep as [`MAX_DEPTH`]; deeper counts as an object). A revoked
+/// proxy is not an array here (`Array.isArray` would throw).
+fn is_array(value: &Value<'_>) -> bool {
+    let ctx = value.ctx();
+    let mut current = value.clone();
+    for _ in 0..MAX_DEPTH {
+        if current.is_array() {
+            return true;
+        }
+        // SAFETY: reads the class of a live value.
+        if !unsafe { qjs::JS_IsProxy(current.as_raw()) } {
+            return false;
+        }
+        // SAFETY: `current` is a live proxy of this context; the call returns a
+        // new reference (or an exception for a revoked proxy), which `Value`
+        // takes over.
+        let target = unsafe { qjs::JS_GetProxyTarget(ctx.as_raw().as_ptr(), current.as_raw()) };
+        // SAFETY: `target` is a new reference owned by nobody else.
+        let target = unsafe { Value::from_raw(ctx.clone(), target) };
+        if target.is_exception() || !target.is_object() {
+            if target.is_exception() {
+                drop(ctx.catch());
+            }
+            return false;
+        }
+        current = target;
+    }
+    false
 }

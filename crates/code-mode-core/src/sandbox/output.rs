@@ -34,7 +34,8 @@ impl OutputLog {
         if self.exceeded {
             return false;
         }
-        let len = item.json_len();
+        // `json_len` counts the comma before the item; the first has none.
+        let len = item.json_len() - usize::from(self.items.is_empty());
         if self.bytes + len > self.max_bytes {
             self.exceeded = true;
             return false;
@@ -73,5 +74,34 @@ impl Default for OutputLog {
     /// An empty log that accepts nothing until its limit is set.
     fn default() -> Self {
         Self::new(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OutputLog;
+    use crate::result::Output;
+
+    fn text(len: usize) -> Output {
+        Output::Text {
+            text: "x".repeat(len),
+        }
+    }
+
+    #[test]
+    fn an_output_array_of_exactly_the_limit_fits() {
+        // [{"type":"text","text":"x…"}] is 27 bytes plus the text.
+        let mut log = OutputLog::new(1024);
+        assert!(log.push(text(1024 - 27)));
+        assert_eq!(log.remaining(), 0);
+        let mut log = OutputLog::new(1024);
+        assert!(!log.push(text(1024 - 26)));
+        // Two items: one pair of brackets, one comma between them.
+        let mut log = OutputLog::new(2 + 2 * 25 + 1 + 10);
+        assert!(log.push(text(5)));
+        assert!(log.push(text(5)));
+        assert_eq!(log.remaining(), 0);
+        let items = serde_json::to_string(&log.take_new()).unwrap();
+        assert_eq!(items.len(), 2 + 2 * 25 + 1 + 10);
     }
 }
