@@ -300,6 +300,34 @@ describe('the event loop under a flood of large tool inputs', () => {
     const maxMs = lag.max / 1e6
     assert.ok(maxMs < 1000, `the event loop stalled for ${maxMs.toFixed(0)} ms`)
   })
+
+  test('a large input is assembled from pieces over several turns and arrives whole', async () => {
+    const received = []
+    const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 60000, memoryLimitBytes: 128 << 20 } }, { workerThreads: 1 })
+    instances.push(codeMode)
+    const run = codeMode.prepareRun({
+      runId: 'pieces', tools: [{ name: 'echo', description: '', source: 'openclaw' }],
+      executeTool: ({ input }) => (received.push(input), Object.keys(input).length),
+    })
+    // Wider and deeper than one piece (32 KiB), with the keys JSON makes
+    // awkward: __proto__, quotes, numbers, empty containers, a long leaf.
+    const build = `
+      const o = JSON.parse('{"__proto__": {"polluted": true}}')
+      for (let i = 0; i < 20000; i++) o['k' + i] = i % 3 ? i : { i, s: 'v"' + i }
+      o.nested = { rows: Array.from({ length: 5000 }, (_, i) => ({ i, tags: ['a', 'b'], deep: [[i]] })), empty: {}, none: [] }
+      o.long = 'x'.repeat(100000)
+      o[7] = 'seven'
+      return o`
+    const expected = new Function(build)()
+    const result = await run.exec({ code: `const o = (() => { ${build} })(); const n = await tools.echo(o); await tools.echo([o.nested, o.long]); return n` })
+    assert.equal(result.status, 'completed', result.error)
+    assert.equal(result.value, Object.keys(expected).length)
+    assert.deepEqual(received[0], expected)
+    assert.deepEqual(Object.keys(received[0]), Object.keys(expected), 'key order kept')
+    assert.equal(Object.getPrototypeOf(received[0]), Object.prototype, 'a __proto__ key is data')
+    assert.deepEqual(received[1], [expected.nested, expected.long])
+    assert.equal({}.polluted, undefined)
+  })
 })
 
 describe('data crosses whole', () => {

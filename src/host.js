@@ -175,6 +175,8 @@
    * their run. Starting a call parses its input, so at most TURN_BYTES of
    * input (each call counting TURN_CALL_BYTES more) start per event-loop
    * turn; the rest wait for the next turn and the event loop keeps serving.
+   * A large input arrives in pieces (the binding's `pieces::split`), which
+   * are assembled within the same budget, over several turns if need be.
    */
   const backlog = []
   let head = 0
@@ -201,11 +203,11 @@
 
   function drain() {
     while (head < backlog.length && left > 0) {
-      const { execute, onEvent, call } = backlog[head]
+      const entry = backlog[head]
+      if (!ready(entry)) break
       backlog[head] = undefined
       head++
-      left -= call.inputBytes + TURN_CALL_BYTES
-      startOne(execute, onEvent, call)
+      startOne(entry)
     }
     if (head === backlog.length) {
       backlog.length = 0
@@ -223,11 +225,81 @@
     keepHot()
   }
 
-  function startOne(execute, onEvent, { key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId }) {
-    const inputJson = takeInput(key)
+  /**
+   * Takes the entry's input and turns it into a value within this turn's
+   * budget; false when its pieces need another turn. A call aborted while
+   * waiting is not parsed at all.
+   */
+  function ready(entry) {
+    const { key, inputBytes } = entry.call
+    if (entry.pieces === undefined) {
+      const input = takeInput(key)
+      if (cancelled.has(key)) {
+        left -= TURN_CALL_BYTES
+        return true
+      }
+      if (input === undefined || input === null || typeof input === 'string') {
+        left -= inputBytes + TURN_CALL_BYTES
+        try {
+          entry.input = typeof input === 'string' ? parse(input) : {}
+        } catch (error) {
+          entry.failed = message(error)
+        }
+        return true
+      }
+      left -= TURN_CALL_BYTES
+      entry.pieces = input
+      entry.at = 0
+      entry.open = []
+    }
+    if (cancelled.has(key)) return true
+    try {
+      return assemble(entry)
+    } catch (error) {
+      entry.failed = message(error)
+      return true
+    }
+  }
+
+  /** Replays the pieces of a large input (see `pieces.rs`) while the turn's budget lasts. */
+  function assemble(entry) {
+    const { pieces, open } = entry
+    while (entry.at < pieces.length) {
+      if (left <= 0) return false
+      const piece = pieces[entry.at++]
+      left -= piece.length
+      const op = piece[0]
+      const top = open[open.length - 1]
+      if (op === 'o' || op === 'a') {
+        const container = op === 'o' ? {} : []
+        if (top === undefined) entry.input = container
+        else if (isArray(top)) top.push(container)
+        else defineProperty(top, parse(piece.slice(1)), { value: container, writable: true, enumerable: true, configurable: true })
+        open.push(container)
+      } else if (op === 'm') {
+        const members = parse(piece.slice(1))
+        for (const name of keys(members)) {
+          defineProperty(top, name, { value: members[name], writable: true, enumerable: true, configurable: true })
+        }
+      } else if (op === 'e') {
+        const items = parse(piece.slice(1))
+        for (let i = 0; i < items.length; i++) top.push(items[i])
+      } else {
+        open.pop()
+      }
+    }
+    entry.pieces = null
+    return true
+  }
+
+  function startOne({ execute, onEvent, call: { key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId }, input, failed }) {
     waiting.delete(key)
     if (cancelled.delete(key)) {
       settle(key, false, ABORTED)
+      return
+    }
+    if (failed !== undefined) {
+      settle(key, false, failed)
       return
     }
     let controller
@@ -239,7 +311,7 @@
     }
     const call = { id, name, source }
     if (sourceName !== null) call.sourceName = sourceName
-    call.input = inputJson === undefined ? {} : parse(inputJson)
+    call.input = input
     call.toolCallId = toolCallId
     if (parentToolCallId !== null) call.parentToolCallId = parentToolCallId
     if (codeModeRunId !== null) call.codeModeRunId = codeModeRunId

@@ -6,7 +6,10 @@
 //! A batch carries only the calls' metadata. Their inputs stay here until
 //! `host.js` starts each call and takes its input (`takeInput`), so the
 //! JavaScript thread turns at most [`MAX_TURN_INPUT_BYTES`] of input into
-//! values per turn of its event loop, however many cells flood it.
+//! values per turn of its event loop, however many cells flood it. An input
+//! longer than [`INPUT_PIECE_BYTES`] is cut into pieces on the worker thread
+//! ([`pieces::split`]), which `host.js` assembles over as many turns as it
+//! needs.
 //!
 //! The channel is unreferenced: it never keeps the process alive. An exec or
 //! wait in progress holds its own promise, which does.
@@ -14,9 +17,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, Weak};
 
-use code_mode_core::limits::{MAX_DEPTH, MAX_TURN_INPUT_BYTES, TURN_CALL_BYTES};
+use code_mode_core::limits::{INPUT_PIECE_BYTES, MAX_DEPTH, MAX_TURN_INPUT_BYTES, TURN_CALL_BYTES};
 use code_mode_core::messages;
 use code_mode_core::runs::host::{CallKey, Dispatch, Host, Reply};
+use code_mode_core::runs::pieces;
+use napi::bindgen_prelude::Either;
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
 use napi::{sys, Env, JsValue, Result};
 use parking_lot::Mutex;
@@ -36,8 +41,24 @@ const HOT_MS: f64 = 0.15;
 
 /// Work for the JavaScript thread.
 pub enum Message {
-    Dispatch(Arc<Executor>, Vec<Dispatch>),
+    Dispatch(Arc<Executor>, Vec<Outgoing>),
     Abort(Vec<CallKey>),
+}
+
+/// A call on its way to the JavaScript thread, its input already cut into
+/// pieces when it is large.
+pub struct Outgoing {
+    call: Dispatch,
+    pieces: Option<Vec<String>>,
+    /// Bytes of the input's JSON text (the text itself is dropped once cut).
+    input_bytes: usize,
+}
+
+/// A call's input waiting for `host.js`: JSON text, or the pieces of a large
+/// one.
+enum Input {
+    Whole(String),
+    Pieces(Vec<String>),
 }
 
 /// One nested call as `host.js` reads it.
@@ -69,25 +90,29 @@ struct Functions {
 struct Bridge {
     functions: OnceLock<Functions>,
     replies: Mutex<HashMap<CallKey, Reply>>,
-    /// The input of each call not started yet, as JSON text.
-    inputs: Mutex<HashMap<CallKey, String>>,
+    /// The input of each call not started yet.
+    inputs: Mutex<HashMap<CallKey, Input>>,
 }
 
 /// The metadata of a batch as `host.js` reads it (inputs travel apart).
-fn batch_json(calls: &[Dispatch]) -> std::result::Result<String, String> {
+fn batch_json(calls: &[Outgoing]) -> std::result::Result<String, String> {
     let batch: Vec<BatchCall> = calls
         .iter()
-        .map(|call| BatchCall {
-            key: call.key.0,
-            id: &call.tool_id,
-            name: &call.name,
-            source: call.source.as_str(),
-            source_name: call.source_name.as_deref(),
-            tool_call_id: &call.tool_call_id,
-            parent_tool_call_id: call.parent_tool_call_id.as_deref(),
-            code_mode_run_id: call.code_mode_run_id.as_deref(),
-            input_bytes: call.input.len(),
-        })
+        .map(
+            |Outgoing {
+                 call, input_bytes, ..
+             }| BatchCall {
+                key: call.key.0,
+                id: &call.tool_id,
+                name: &call.name,
+                source: call.source.as_str(),
+                source_name: call.source_name.as_deref(),
+                tool_call_id: &call.tool_call_id,
+                parent_tool_call_id: call.parent_tool_call_id.as_deref(),
+                code_mode_run_id: call.code_mode_run_id.as_deref(),
+                input_bytes: *input_bytes,
+            },
+        )
         .collect();
     js::json_text(&batch).map_err(|error| error.reason.clone())
 }
@@ -128,16 +153,20 @@ fn compile(env: &Env, bridge: Weak<Bridge>) -> Result<Functions> {
         }
         Ok(())
     })?;
-    let take_input = env.create_function_from_closure::<(), Option<String>, _>(
-        "codeModeTakeInput",
-        move |ctx| {
-            let key: f64 = ctx.get(0)?;
-            let input = inputs
-                .upgrade()
-                .and_then(|bridge| bridge.inputs.lock().remove(&CallKey(key as u64)));
-            Ok(input)
-        },
-    )?;
+    let take_input = env
+        .create_function_from_closure::<(), Option<Either<String, Vec<String>>>, _>(
+            "codeModeTakeInput",
+            move |ctx| {
+                let key: f64 = ctx.get(0)?;
+                let input = inputs
+                    .upgrade()
+                    .and_then(|bridge| bridge.inputs.lock().remove(&CallKey(key as u64)));
+                Ok(input.map(|input| match input {
+                    Input::Whole(text) => Either::A(text),
+                    Input::Pieces(pieces) => Either::B(pieces),
+                }))
+            },
+        )?;
     let constants = js::parse_json(
         env,
         &js::json_text(&serde_json::json!({
@@ -183,7 +212,24 @@ pub struct NodeHost {
 }
 
 impl Host for NodeHost {
+    /// On the worker thread: cuts large inputs into pieces, then hands the
+    /// batch to the JavaScript thread.
     fn dispatch(&self, calls: Vec<Dispatch>) {
+        let calls = calls
+            .into_iter()
+            .map(|mut call| {
+                let input_bytes = call.input.len();
+                let pieces = pieces::split(&call.input, INPUT_PIECE_BYTES);
+                if pieces.is_some() {
+                    call.input = String::new();
+                }
+                Outgoing {
+                    call,
+                    pieces,
+                    input_bytes,
+                }
+            })
+            .collect();
         self.executor
             .channel
             .send(Message::Dispatch(self.executor.clone(), calls));
@@ -210,15 +256,19 @@ impl Bridge {
     /// Starts a batch through `host.js`. When the bridge itself fails (not the
     /// gateway: `host.js` catches what it throws), every call of the batch
     /// fails with that message, so no run waits for a call that never started.
-    fn dispatch(&self, env: &Env, executor: &Executor, mut calls: Vec<Dispatch>) {
+    fn dispatch(&self, env: &Env, executor: &Executor, mut calls: Vec<Outgoing>) {
         let started = batch_json(&calls).and_then(|batch| {
             {
                 // Inputs wait here until host.js takes each as its call starts.
                 let mut replies = self.replies.lock();
                 let mut inputs = self.inputs.lock();
-                for call in &mut calls {
+                for Outgoing { call, pieces, .. } in &mut calls {
                     replies.insert(call.key, call.reply.clone());
-                    inputs.insert(call.key, std::mem::take(&mut call.input));
+                    let input = match pieces.take() {
+                        Some(pieces) => Input::Pieces(pieces),
+                        None => Input::Whole(std::mem::take(&mut call.input)),
+                    };
+                    inputs.insert(call.key, input);
                 }
             }
             self.start(env, executor, &batch)
@@ -226,7 +276,7 @@ impl Bridge {
         if let Err(message) = started {
             let mut replies = self.replies.lock();
             let mut inputs = self.inputs.lock();
-            for call in &calls {
+            for Outgoing { call, .. } in &calls {
                 inputs.remove(&call.key);
                 match replies.remove(&call.key) {
                     Some(reply) => reply.settle(Err(message.clone())),

@@ -38,6 +38,12 @@ pub const MAX_LEG_INPUT_BYTES: usize = 64 * 1024 * 1024;
 /// the event loop for long.
 pub const MAX_TURN_INPUT_BYTES: usize = 512 * 1024;
 
+/// A tool input longer than this reaches the Node thread cut into pieces of
+/// about this size ([`crate::runs::pieces`]), parsed over as many event-loop
+/// turns as [`MAX_TURN_INPUT_BYTES`] requires: one large input never holds a
+/// turn for long either.
+pub const INPUT_PIECE_BYTES: usize = 32 * 1024;
+
 /// What starting one nested call counts toward [`MAX_TURN_INPUT_BYTES`]
 /// besides its input, so that many small calls are spread out too.
 pub const TURN_CALL_BYTES: usize = 2 * 1024;

@@ -5,6 +5,7 @@
 mod agent_run;
 pub mod host;
 mod leg;
+pub mod pieces;
 mod request;
 mod run;
 mod store;

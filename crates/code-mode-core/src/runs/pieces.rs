@@ -1,0 +1,304 @@
+//! A large tool input cut into pieces the JavaScript thread can parse one at
+//! a time, so that turning it into a value spreads over several turns of the
+//! event loop instead of holding one.
+//!
+//! The input is JSON text the sandbox wrote (compact and valid). Containers
+//! larger than the piece size are opened, filled with runs of members parsed
+//! together, and closed; everything else travels as the JSON it is. Each piece
+//! is one operation, named by its first character:
+//!
+//! - `o` / `a` followed by a member's key as JSON text (nothing for an array
+//!   element or the root): open an object / an array there;
+//! - `m{...}`: define these members on the open object;
+//! - `e[...]`: append these elements to the open array;
+//! - `c`: close the open container.
+//!
+//! Replaying the operations in order gives exactly what parsing the whole
+//! text gives (`__proto__` keys included, when members are defined rather
+//! than assigned).
+//!
+//! Cutting scans each opened container once more, so containers are opened
+//! at most [`MAX_OPEN_DEPTH`] levels deep: the work stays a small multiple of
+//! the input's length, and a large container deeper than that travels whole.
+
+/// How deep containers are opened; deeper ones travel as one piece.
+const MAX_OPEN_DEPTH: usize = 8;
+
+/// Cuts `json` into pieces of about `piece_bytes` (a member or element longer
+/// than that and not a container travels whole). `None` when it fits in one
+/// piece, is not a container, or is not the compact JSON this expects.
+pub fn split(json: &str, piece_bytes: usize) -> Option<Vec<String>> {
+    if json.len() <= piece_bytes {
+        return None;
+    }
+    let bytes = json.as_bytes();
+    if !matches!(bytes.first(), Some(b'{' | b'[')) {
+        return None;
+    }
+    if value_end(bytes, 0)? != bytes.len() {
+        return None;
+    }
+    let mut pieces = Vec::new();
+    container(json, 0, "", 0, piece_bytes, &mut pieces)?;
+    Some(pieces)
+}
+
+/// Emits the operations of the container starting at `start`; returns the
+/// offset just past it.
+fn container(
+    json: &str,
+    start: usize,
+    key: &str,
+    depth: usize,
+    piece_bytes: usize,
+    pieces: &mut Vec<String>,
+) -> Option<usize> {
+    let bytes = json.as_bytes();
+    let object = bytes[start] == b'{';
+    let (open, close, fill) = if object {
+        ('o', b'}', 'm')
+    } else {
+        ('a', b']', 'e')
+    };
+    pieces.push(format!("{open}{key}"));
+    let mut batch = String::new();
+    let flush = |batch: &mut String, pieces: &mut Vec<String>| {
+        if !batch.is_empty() {
+            batch.push(char::from(close));
+            pieces.push(std::mem::take(batch));
+        }
+    };
+    let mut at = start + 1;
+    if bytes.get(at) == Some(&close) {
+        pieces.push("c".to_owned());
+        return Some(at + 1);
+    }
+    loop {
+        let member_key = if object {
+            let key_end = value_end(bytes, at)?;
+            if bytes.get(at) != Some(&b'"') || bytes.get(key_end) != Some(&b':') {
+                return None;
+            }
+            let key = &json[at..key_end];
+            at = key_end + 1;
+            Some(key)
+        } else {
+            None
+        };
+        let end = value_end(bytes, at)?;
+        let value = &json[at..end];
+        let open = depth + 1 < MAX_OPEN_DEPTH && matches!(bytes[at], b'{' | b'[');
+        if value.len() > piece_bytes && open {
+            flush(&mut batch, pieces);
+            container(
+                json,
+                at,
+                member_key.unwrap_or(""),
+                depth + 1,
+                piece_bytes,
+                pieces,
+            )?;
+        } else {
+            let len = member_key.map_or(0, |key| key.len() + 1) + value.len();
+            if !batch.is_empty() && batch.len() + len + 1 > piece_bytes {
+                flush(&mut batch, pieces);
+            }
+            if batch.is_empty() {
+                batch.push(fill);
+                batch.push(char::from(bytes[start]));
+            } else {
+                batch.push(',');
+            }
+            if let Some(key) = member_key {
+                batch.push_str(key);
+                batch.push(':');
+            }
+            batch.push_str(value);
+        }
+        at = end;
+        match bytes.get(at) {
+            Some(b',') => at += 1,
+            Some(&byte) if byte == close => break,
+            _ => return None,
+        }
+    }
+    flush(&mut batch, pieces);
+    pieces.push("c".to_owned());
+    Some(at + 1)
+}
+
+/// The offset just past the compact JSON value starting at `start`.
+fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut at = start;
+    let mut depth = 0usize;
+    loop {
+        match *bytes.get(at)? {
+            b'"' => {
+                at += 1;
+                loop {
+                    match *bytes.get(at)? {
+                        b'\\' => at += 2,
+                        b'"' => break,
+                        _ => at += 1,
+                    }
+                }
+                at += 1;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                at += 1;
+                continue;
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                at += 1;
+            }
+            _ => {
+                // A number or literal: up to the next delimiter.
+                while let Some(byte) = bytes.get(at) {
+                    if matches!(byte, b',' | b':' | b'}' | b']') {
+                        break;
+                    }
+                    at += 1;
+                }
+                if at == start {
+                    return None;
+                }
+            }
+        }
+        if depth == 0 {
+            return Some(at);
+        }
+        // Inside a container: skip separators up to the next value or its end.
+        while let Some(b',' | b':') = bytes.get(at) {
+            at += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split;
+    use serde_json::{Map, Value};
+
+    /// Replays the operations as `host.js` does.
+    fn assemble(pieces: &[String]) -> Value {
+        let mut stack: Vec<(Option<String>, Value)> = Vec::new();
+        let mut root = None;
+        for piece in pieces {
+            let (op, rest) = piece.split_at(1);
+            match op {
+                "o" | "a" => {
+                    let key = (!rest.is_empty()).then(|| serde_json::from_str(rest).unwrap());
+                    let value = if op == "o" {
+                        Value::Object(Map::new())
+                    } else {
+                        Value::Array(Vec::new())
+                    };
+                    stack.push((key, value));
+                }
+                "m" => {
+                    let members: Map<String, Value> = serde_json::from_str(rest).unwrap();
+                    let Some((_, Value::Object(top))) = stack.last_mut() else {
+                        panic!("m outside an object")
+                    };
+                    top.extend(members);
+                }
+                "e" => {
+                    let items: Vec<Value> = serde_json::from_str(rest).unwrap();
+                    let Some((_, Value::Array(top))) = stack.last_mut() else {
+                        panic!("e outside an array")
+                    };
+                    top.extend(items);
+                }
+                "c" => {
+                    let (key, value) = stack.pop().unwrap();
+                    match stack.last_mut() {
+                        None => root = Some(value),
+                        Some((_, Value::Object(parent))) => {
+                            parent.insert(key.unwrap(), value);
+                        }
+                        Some((_, Value::Array(parent))) => parent.push(value),
+                        Some(_) => unreachable!(),
+                    }
+                }
+                _ => panic!("unknown op {op}"),
+            }
+        }
+        assert!(stack.is_empty());
+        root.unwrap()
+    }
+
+    fn round_trip(json: &str, piece_bytes: usize) -> Vec<String> {
+        let pieces = split(json, piece_bytes).expect("split");
+        let expected: Value = serde_json::from_str(json).unwrap();
+        assert_eq!(assemble(&pieces), expected, "{json}");
+        for piece in &pieces {
+            // Pieces stay within the size, except one long member alone.
+            if piece.len() > piece_bytes + 2 {
+                let parsed: Value = serde_json::from_str(&piece[1..]).unwrap();
+                let count = match parsed {
+                    Value::Object(members) => members.len(),
+                    Value::Array(items) => items.len(),
+                    _ => panic!("{piece}"),
+                };
+                assert_eq!(count, 1, "{piece}");
+            }
+        }
+        pieces
+    }
+
+    #[test]
+    fn small_inputs_and_leaves_are_not_split() {
+        assert_eq!(split(r#"{"a":1}"#, 64), None);
+        assert_eq!(split(&format!("\"{}\"", "x".repeat(100)), 10), None);
+        assert_eq!(split("1234567890123", 4), None);
+    }
+
+    #[test]
+    fn wide_objects_and_arrays_travel_in_runs_of_members() {
+        let object: Map<String, Value> = (0..500)
+            .map(|i| (format!("k{i}"), Value::from(i)))
+            .collect();
+        let json = serde_json::to_string(&Value::Object(object)).unwrap();
+        let pieces = round_trip(&json, 256);
+        assert!(pieces.len() > 20);
+        assert_eq!(pieces.first().unwrap(), "o");
+        assert_eq!(pieces.last().unwrap(), "c");
+        let array = serde_json::to_string(&(0..2000).collect::<Vec<_>>()).unwrap();
+        round_trip(&array, 300);
+    }
+
+    #[test]
+    fn nested_containers_open_and_close_under_their_keys() {
+        let json = r#"{"a":{"x":[1,2,3,4,5,6,7,8,9,10],"y":"yyyyyyyyyyyyyyyyyyyy"},"__proto__":{"p":1},"b":[[1,2,3,4,5,6,7,8],{"q\"\\":"z"}],"e":{},"f":[],"n":null,"t":true,"s":"a,b:c}]"}"#;
+        for piece_bytes in [8, 16, 32, 64, 128] {
+            round_trip(json, piece_bytes);
+        }
+        round_trip(
+            r#"[{"a":[{"b":[1,2,3,4,5,6,7,8,9]}]},[[[[[1,2,3,4,5,6,7,8,9]]]]]]"#,
+            6,
+        );
+    }
+
+    #[test]
+    fn containers_deeper_than_the_opening_depth_travel_whole() {
+        let mut json = String::from("[1,2,3,4,5,6,7,8]");
+        for level in 0..12 {
+            json = format!(
+                r#"{{"level":{level},"pad":"{}","inner":{json}}}"#,
+                "p".repeat(10)
+            );
+        }
+        let pieces = round_trip(&json, 16);
+        let opened = pieces.iter().filter(|piece| piece.starts_with('o')).count();
+        assert_eq!(opened, super::MAX_OPEN_DEPTH);
+    }
+
+    #[test]
+    fn unexpected_text_is_left_whole() {
+        assert_eq!(split(r#"{"a":1,"b":2} trailing"#, 4), None);
+        assert_eq!(split(r#"{"a":1,"b":[2,3"#, 4), None);
+        assert_eq!(split(r#"{"a" : 1, "b": 2}"#, 4), None);
+    }
+}
