@@ -303,7 +303,7 @@ describe('the event loop under a flood of large tool inputs', () => {
 
   test('a large input is assembled from pieces over several turns and arrives whole', async () => {
     const received = []
-    const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 60000, memoryLimitBytes: 128 << 20 } }, { workerThreads: 1 })
+    const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 60000, memoryLimitBytes: 128 << 20 }, workerThreads: 1 })
     instances.push(codeMode)
     const run = codeMode.prepareRun({
       runId: 'pieces', tools: [{ name: 'echo', description: '', source: 'openclaw' }],

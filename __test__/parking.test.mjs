@@ -118,6 +118,28 @@ describe('waiting and wait', () => {
     assert.equal(result.error, 'code mode promise is pending without host work.')
   })
 
+  test('a wait that gets its worker only after its budget is gone parks the run again, untouched', async () => {
+    const codeMode = binding.createCodeMode({ config: { enabled: true }, workerThreads: 1 })
+    instances.push(codeMode)
+    const tools = [{ name: 'echo', description: '', source: 'openclaw' }]
+    const victim = codeMode.prepareRun({ runId: 'victim', sessionId: 'a', tools, agentConfig: { timeoutMs: 100 }, executeTool: async (c) => c.input })
+    const busy = codeMode.prepareRun({ runId: 'busy', sessionId: 'b', tools, agentConfig: { timeoutMs: 400 }, executeTool: async (c) => c.input })
+    const parked = await victim.exec({ code: "text('a'); const r = await yield_control('r'); text('b'); return r.status" })
+    assert.equal(parked.status, 'waiting')
+    // The one worker spins for 400 ms: the wait's 100 ms are gone before it starts.
+    const spinning = busy.exec({ code: 'for (;;) {}' })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const late = await victim.wait({ runId: parked.runId })
+    assert.equal(late.status, 'waiting', `${late.code}: ${late.error}`)
+    assert.equal(late.runId, parked.runId)
+    assert.deepEqual(late.output, [], 'nothing of the guest ran')
+    assert.equal((await spinning).code, 'timeout')
+    const done = await victim.wait({ runId: parked.runId })
+    assert.equal(done.status, 'completed', `${done.code}: ${done.error}`)
+    assert.equal(done.value, 'yielded')
+    assert.deepEqual(done.output, [{ type: 'text', text: 'b' }])
+  })
+
   test('output limits are checked before parking', async () => {
     const { run } = setup({ maxOutputBytes: 1024 })
     const result = await run.exec({ code: "for (let i = 0; i < 100; i++) text('x'.repeat(50)); await tools.slow({})" })

@@ -280,12 +280,21 @@ impl Run {
     /// Takes a parked run back: new control block, settled results and yield
     /// answers fed in.
     fn resume(&mut self, request: &WaitRequest) -> Option<End> {
-        if let Some(stop) = self.control.stopped() {
+        if let Some(stop) = self.control.stopped().filter(|&stop| stop != Stop::Timeout) {
             return Some(End::Result(stopped_result(stop)));
         }
         let vm = self.vm.as_mut()?;
         vm.rebind(self.control.clone());
         vm.calls().start_leg(request.parent_tool_call_id.clone());
+        // A wait that reached its worker after its budget was gone (the
+        // worker was busy) parks the run again untouched, like a guest idle
+        // at its deadline: results that arrived stay for the next wait.
+        if self.control.enforce_deadline() {
+            return Some(match self.control.stopped() {
+                Some(Stop::Timeout) | None => End::Park(self.wait_reason()),
+                Some(stop) => End::Result(stopped_result(stop)),
+            });
+        }
         let settled = self.arrivals.take();
         if settled.is_empty() && !vm.calls().yielded() {
             self.dispatch();
