@@ -2,6 +2,7 @@
 //! lists them; they are part of the contract, byte for byte.
 
 use crate::limits::{MAX_DEPTH, MAX_OPENING_UNITS, MAX_SOURCE_BYTES};
+use crate::source::{MAX_REWRITTEN_CONSTRUCTS, MAX_SAME_NAME_PAIRS};
 
 pub const MODULE_ACCESS_DISABLED: &str = "code mode module access is disabled.";
 pub const TYPESCRIPT_FAILED_PREFIX: &str = "typescript transform failed: ";
@@ -39,6 +40,29 @@ pub fn language_disabled(language: &str) -> String {
 pub fn source_too_deep(location: &str) -> String {
     format!("code nests too deeply to parse safely: it has more than {MAX_OPENING_UNITS} brackets, operators and keywords (the limit is passed at {location}). Split the work into smaller statements, functions or cells.")
 }
+
+/// A cell whose parse needs more work than its budget.
+pub fn source_too_costly(location: &str) -> String {
+    format!("code is too costly to parse: the parser would backtrack too often (the limit is passed at {location}). Chains or nests of `<T>` casts, generic calls or comparisons, arrow functions inside `? :`, or labels inside labels cost the most; write them more simply or split the cell.")
+}
+
+/// A TypeScript cell with too many constructs to rewrite.
+pub fn too_many_rewrites(location: &str) -> String {
+    format!("code has more than {MAX_REWRITTEN_CONSTRUCTS} enums, namespaces, parameter properties, decorators and accessors (the limit is passed at {location}). Split the cell or use plain objects and classes.")
+}
+
+/// A TypeScript cell that declares the same names too often.
+pub fn too_many_same_names(location: &str) -> String {
+    format!("code declares the same names too often: more than {MAX_SAME_NAME_PAIRS} pairs of declarations share a name, about 1400 of one name (the limit is passed at {location}). Reuse variables, use arrays, or split the cell.")
+}
+
+/// A decorator on a parameter in a TypeScript cell.
+pub const MISPLACED_DECORATOR: &str =
+    "decorators are not valid here (TypeScript 5 decorators apply to classes and their members)";
+
+/// A decorator in a JavaScript cell (the message of its `SyntaxError`).
+pub const JAVASCRIPT_DECORATOR: &str =
+    "decorators are not supported in JavaScript cells; use language \"typescript\"";
 
 pub fn source_too_large() -> String {
     format!("code must be at most {MAX_SOURCE_BYTES} bytes.")

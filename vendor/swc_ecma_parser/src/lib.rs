@@ -190,6 +190,7 @@ use error::Error;
 use swc_common::{comments::Comments, input::SourceFileInput, SourceFile};
 use swc_ecma_ast::*;
 
+pub mod budget; // code-mode patch
 mod context;
 pub mod error;
 pub mod jsx;

@@ -1,10 +1,14 @@
 //! Source handling before a cell reaches QuickJS: syntactic screening for module
-//! access, TypeScript stripping, and the async-function wrapper.
+//! access, TypeScript stripping (decorators lowered), and the async-function
+//! wrapper. Every swc parse runs under a budget proportional to the cell's
+//! size (`budget.rs`), after a guard on its nesting (`guard.rs`).
 //!
 //! The cell is the body of an async function. It is wrapped as
 //! `(async () => {` + newline + code + newline + `})()`, so line N of the user's
 //! source is line N + 1 of the script and columns are unchanged.
 
+mod budget;
+mod decorators;
 mod guard;
 mod position;
 mod screen;
@@ -12,7 +16,9 @@ mod typescript;
 
 use crate::config::Language;
 use crate::messages;
+pub use budget::{PARSE_UNITS_BASE, PARSE_UNITS_MAX, PARSE_UNITS_PER_BYTE};
 pub use position::Location;
+pub use screen::{MAX_REWRITTEN_CONSTRUCTS, MAX_SAME_NAME_PAIRS};
 pub use typescript::typescript_initialized;
 
 const WRAP_OPEN: &str = "(async () => {\n";
@@ -42,6 +48,17 @@ pub enum SourceError {
     /// The source could nest deeper than the parsers can safely follow:
     /// `invalid_input`.
     TooDeep { location: Location },
+    /// Parsing the source needs more work than its budget allows (ambiguous
+    /// TypeScript that makes the parser backtrack, deeply nested labels):
+    /// `invalid_input`.
+    TooCostly { location: Location },
+    /// The TypeScript has more constructs to rewrite (enums, namespaces,
+    /// parameter properties, decorators, auto-accessors) than
+    /// [`MAX_REWRITTEN_CONSTRUCTS`]: `invalid_input`.
+    TooManyRewrites { location: Location },
+    /// The TypeScript must be rewritten (not only stripped) and declares one
+    /// name more often than [`MAX_SAME_NAME_PAIRS`] allows: `invalid_input`.
+    TooManySameNames { location: Location },
 }
 
 impl SourceError {
@@ -57,6 +74,15 @@ impl SourceError {
             }
             SourceError::TooLarge => messages::source_too_large(),
             SourceError::TooDeep { location } => messages::source_too_deep(&location.to_string()),
+            SourceError::TooCostly { location } => {
+                messages::source_too_costly(&location.to_string())
+            }
+            SourceError::TooManyRewrites { location } => {
+                messages::too_many_rewrites(&location.to_string())
+            }
+            SourceError::TooManySameNames { location } => {
+                messages::too_many_same_names(&location.to_string())
+            }
         }
     }
 }
@@ -72,22 +98,50 @@ pub fn prepare(code: &str, language: Language) -> Result<PreparedSource, SourceE
         return Err(SourceError::TooDeep { location });
     }
     let typescript = language == Language::Typescript;
-    match screen::screen(&wrapped, code, typescript) {
-        Ok(()) => {}
+    // An offset in the user's source, as a location (an offset in the
+    // wrapper's closing line is the end of the cell).
+    let locate =
+        |offset: usize| Location::of_wrapped(&wrapped, offset.min(WRAP_OPEN.len() + code.len()));
+    let screened = match screen::screen(&wrapped, code, typescript) {
+        Ok(screened) => screened,
         Err(screen::Refusal::ModuleAccess) => return Err(SourceError::ModuleAccess),
+        Err(screen::Refusal::TooCostly { offset }) => {
+            return Err(SourceError::TooCostly {
+                location: locate(offset),
+            })
+        }
+        Err(screen::Refusal::TooManyRewrites { offset }) => {
+            return Err(SourceError::TooManyRewrites {
+                location: locate(offset),
+            })
+        }
         Err(screen::Refusal::Syntax { message, offset }) => {
-            // An error at the wrapper's closing line is an error at the end of the cell.
-            let offset = offset.min(WRAP_OPEN.len() + code.len());
-            let location = Location::of_wrapped(&wrapped, offset);
+            let location = locate(offset);
             return Err(if typescript {
                 SourceError::TypeScript(format!("{message} at {location}"))
             } else {
                 SourceError::Syntax { message, location }
             });
         }
-    }
+    };
     let script = if typescript {
-        typescript::strip(wrapped)?
+        let rewrite = typescript::Rewrite {
+            lower: screened.decorator.is_some() || screened.auto_accessor,
+            refused: screened
+                .same_names_past_limit
+                .map(|offset| SourceError::TooManySameNames {
+                    location: locate(offset),
+                }),
+        };
+        typescript::strip(wrapped, rewrite)?
+    } else if let Some(offset) = screened.decorator {
+        // Decorators are TypeScript (and a proposal for JavaScript that
+        // QuickJS does not implement): as for type annotations, a
+        // JavaScript cell with one has a syntax error.
+        return Err(SourceError::Syntax {
+            message: messages::JAVASCRIPT_DECORATOR.to_owned(),
+            location: locate(offset),
+        });
     } else {
         wrapped
     };

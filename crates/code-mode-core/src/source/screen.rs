@@ -1,43 +1,106 @@
 //! Syntactic screening: parse the wrapped cell with swc and refuse module access.
 //! Detection walks the AST, so words and strings that mention `import` pass.
+//! The same walk finds decorators. Every parse runs under the cell's parse
+//! budget (`budget.rs`).
 
-use swc_common::{BytePos, Spanned};
+use std::collections::HashMap;
+
+use swc_common::{BytePos, Span, Spanned};
 use swc_ecma_ast::{
-    BindingIdent, Callee, ClassDecl, Expr, FnDecl, FnExpr, MetaPropKind, Module, ModuleDecl,
-    ModuleItem, NewExpr, OptCall, Program, Script, Stmt, TaggedTpl, TsImportEqualsDecl,
-    TsModuleBlock,
+    AssignTarget, AutoAccessor, BindingIdent, Callee, ClassDecl, ClassExpr, Decorator, EsVersion,
+    Expr, FnDecl, FnExpr, Id, Ident, MetaPropKind, Module, ModuleDecl, ModuleItem, NewExpr,
+    OptCall, Param, Program, Script, Stmt, TaggedTpl, TsEnumDecl, TsImportEqualsDecl,
+    TsModuleBlock, TsModuleDecl, TsModuleName, TsNamespaceDecl, TsParamProp,
 };
 use swc_ecma_parser::error::SyntaxError;
+use swc_ecma_parser::lexer::Lexer;
 use swc_ecma_parser::{EsSyntax, Parser, StringInput, Syntax, TsSyntax};
 use swc_ecma_visit::{Visit, VisitWith};
+
+use super::budget;
+use crate::messages;
+
+/// Constructs a TypeScript cell may have that swc rewrites rather than
+/// erases: `enum`s, namespaces, parameter properties, decorators and
+/// auto-accessors. Rewriting them is quadratic in their number (renaming the
+/// helpers each one brings, nested namespaces); at this count the slowest
+/// shape (namespaces nested 500 deep) still prepares in a few tens of ms.
+pub const MAX_REWRITTEN_CONSTRUCTS: usize = 500;
+
+/// Pairs of declarations that share a name a TypeScript cell swc rewrites
+/// (`enum`, namespace, `<T>x`, decorators...) may have: its renaming pass
+/// compares every declaration with the earlier ones of the same name (8000
+/// blocks with a `let E` took 0.3 s). This allows about 1400 declarations of
+/// one name. Cells that are only stripped are not bounded by it.
+pub const MAX_SAME_NAME_PAIRS: u64 = 1_000_000;
 
 /// Why screening refused a cell. Offsets are bytes into the wrapped script.
 pub(super) enum Refusal {
     ModuleAccess,
-    Syntax { message: String, offset: usize },
+    Syntax {
+        message: String,
+        offset: usize,
+    },
+    /// Parsing needed more work than the cell's budget; where it stopped.
+    TooCostly {
+        offset: usize,
+    },
+    /// More than [`MAX_REWRITTEN_CONSTRUCTS`]; where the first one past it is.
+    TooManyRewrites {
+        offset: usize,
+    },
+}
+
+/// What screening learned about an accepted cell.
+pub(super) struct Screened {
+    /// The offset (into the wrapped script) of the first decorator, if any.
+    pub(super) decorator: Option<usize>,
+    /// Whether a class has an auto-accessor (`accessor x = 1`), which
+    /// QuickJS does not parse either (TypeScript only).
+    pub(super) auto_accessor: bool,
+    /// The declaration past [`MAX_SAME_NAME_PAIRS`], if any: such a cell may
+    /// not be rewritten (`typescript.rs`).
+    pub(super) same_names_past_limit: Option<usize>,
 }
 
 /// Parses `wrapped` (the cell inside its async wrapper) and refuses module access.
 /// `raw` is the user's code alone, parsed as a module only to tell an import or
 /// export declaration apart from other syntax errors.
-pub(super) fn screen(wrapped: &str, raw: &str, typescript: bool) -> Result<(), Refusal> {
+pub(super) fn screen(wrapped: &str, raw: &str, typescript: bool) -> Result<Screened, Refusal> {
     match parse(wrapped, typescript, false) {
         Ok(Program::Script(script)) => {
             check_wrapper_shape(&script, wrapped.len())?;
-            if uses_module_access(&Program::Script(script)) {
+            let program = Program::Script(script);
+            let walk = walk(&program);
+            if walk.module_access() {
                 return Err(Refusal::ModuleAccess);
             }
-            Ok(())
+            if let Some(offset) = walk.misplaced_decorator {
+                return Err(Refusal::Syntax {
+                    message: messages::MISPLACED_DECORATOR.to_owned(),
+                    offset,
+                });
+            }
+            // (JavaScript has none of them but decorators, refused on their own.)
+            if let (true, Some(offset)) = (typescript, walk.rewrite_past_limit) {
+                return Err(Refusal::TooManyRewrites { offset });
+            }
+            Ok(Screened {
+                decorator: walk.decorator,
+                auto_accessor: walk.auto_accessor,
+                same_names_past_limit: walk.same_names_past_limit,
+            })
         }
         Ok(Program::Module(_)) => unreachable!("parsed as a script"),
-        Err(failure) if failure.import => Err(Refusal::ModuleAccess),
-        Err(Failure {
+        Err(Failure::TooCostly { offset }) => Err(Refusal::TooCostly { offset }),
+        Err(Failure::Syntax { import: true, .. }) => Err(Refusal::ModuleAccess),
+        Err(Failure::Syntax {
             message, offset, ..
         }) => {
             // `import`/`export` declarations cannot appear inside the wrapper; if the
             // raw code parses as a module that has them, that is the real problem.
             if let Ok(program) = parse(raw, typescript, true) {
-                if uses_module_access(&program) {
+                if walk(&program).module_access() {
                     return Err(Refusal::ModuleAccess);
                 }
             }
@@ -49,16 +112,25 @@ pub(super) fn screen(wrapped: &str, raw: &str, typescript: bool) -> Result<(), R
 /// BytePos(0) is reserved by swc, so sources start at 1.
 const START: u32 = 1;
 
-/// Why a parse failed: the first error, where, and whether it is a misplaced
-/// `import` (such as `import?.("x")`), which is module access all the same.
-struct Failure {
-    message: String,
-    offset: usize,
-    import: bool,
+/// Why a parse failed.
+enum Failure {
+    /// The first error, where, and whether it is a misplaced `import` (such
+    /// as `import?.("x")`), which is module access all the same.
+    Syntax {
+        message: String,
+        offset: usize,
+        import: bool,
+    },
+    /// The parse budget ran out; where the parser stopped.
+    TooCostly { offset: usize },
 }
 
-fn parse(src: &str, typescript: bool, as_module: bool) -> Result<Program, Failure> {
-    let syntax = if typescript {
+/// The syntax a cell is parsed with: the same options as the TypeScript
+/// stripper's (`typescript.rs`), so that its parse does the work this one was
+/// allowed. Decorators are parsed in JavaScript too, to be refused with a
+/// clear message (`mod.rs`).
+pub(super) fn syntax(typescript: bool, as_module: bool) -> Syntax {
+    if typescript {
         Syntax::Typescript(TsSyntax {
             decorators: true,
             ..Default::default()
@@ -67,25 +139,49 @@ fn parse(src: &str, typescript: bool, as_module: bool) -> Result<Program, Failur
         Syntax::Es(EsSyntax {
             allow_return_outside_function: as_module,
             explicit_resource_management: true,
+            decorators: true,
             ..Default::default()
         })
-    };
-    let input = StringInput::new(src, BytePos(START), BytePos(START + src.len() as u32));
-    let mut parser = Parser::new(syntax, input, None);
-    let program = if as_module {
-        parser.parse_module().map(Program::Module)
-    } else {
-        parser.parse_script().map(Program::Script)
-    };
-    let first_recovered = parser.take_errors().into_iter().next();
+    }
+}
+
+/// A parser for the latest JavaScript, like the TypeScript stripper's.
+pub(super) fn parser(syntax: Syntax, input: StringInput<'_>) -> Parser<Lexer<'_>> {
+    Parser::new_from(Lexer::new(syntax, EsVersion::latest(), input, None))
+}
+
+fn parse(src: &str, typescript: bool, as_module: bool) -> Result<Program, Failure> {
+    let ((program, first_recovered), within) = budget::run(src.len(), || {
+        let input = StringInput::new(src, BytePos(START), BytePos(START + src.len() as u32));
+        let mut parser = parser(syntax(typescript, as_module), input);
+        let program = if as_module {
+            parser.parse_module().map(Program::Module)
+        } else {
+            parser.parse_script().map(Program::Script)
+        };
+        (program, parser.take_errors().into_iter().next())
+    });
+    let offset = |pos: BytePos| (pos.0.saturating_sub(START)) as usize;
     let error = match (program, first_recovered) {
-        (Ok(program), None) => return Ok(program),
+        (Ok(program), None) if within.is_ok() => return Ok(program),
+        // The budget ran out: the parser stopped at the end of a statement
+        // and the program is cut short there.
+        (Ok(program), None) => {
+            return Err(Failure::TooCostly {
+                offset: offset(program.span().hi),
+            })
+        }
         (Err(error), _) | (Ok(_), Some(error)) => error,
     };
-    let offset = (error.span().lo.0.saturating_sub(START)) as usize;
-    Err(Failure {
+    if within.is_err() {
+        // The error is where the parser stopped.
+        return Err(Failure::TooCostly {
+            offset: offset(error.span().lo),
+        });
+    }
+    Err(Failure::Syntax {
         message: error.kind().msg().into_owned(),
-        offset,
+        offset: offset(error.span().lo),
         import: matches!(error.kind(), SyntaxError::InvalidImport),
     })
 }
@@ -135,23 +231,77 @@ impl Visit for ArrowEnd {
     }
 }
 
-fn uses_module_access(program: &Program) -> bool {
-    let mut finder = ModuleAccess::default();
+/// Walks a parsed cell for module access and decorators.
+fn walk(program: &Program) -> Findings {
+    let mut finder = Findings::default();
     program.visit_with(&mut finder);
-    finder.found || (finder.require_called && !finder.require_declared)
+    finder
 }
 
 /// What the walk found: module syntax, calls of `require` (plain, optional,
-/// tagged or with `new`), and whether the cell declares a `require` of its
-/// own (then its calls are ordinary calls: there is no global `require`).
+/// tagged or with `new`), whether the cell declares a `require` of its
+/// own (then its calls are ordinary calls: there is no global `require`),
+/// the first decorator, and the first one on a parameter (TypeScript's
+/// `experimentalDecorators` only, which cells do not have).
 #[derive(Default)]
-struct ModuleAccess {
+struct Findings {
     found: bool,
     require_called: bool,
     require_declared: bool,
+    decorator: Option<usize>,
+    misplaced_decorator: Option<usize>,
+    auto_accessor: bool,
+    /// Constructs swc rewrites, and the first one past
+    /// [`MAX_REWRITTEN_CONSTRUCTS`].
+    rewrites: usize,
+    rewrite_past_limit: Option<usize>,
+    /// Declarations per name, the pairs of them that share a name, and the
+    /// declaration past [`MAX_SAME_NAME_PAIRS`].
+    declared: HashMap<Id, u64>,
+    same_name_pairs: u64,
+    same_names_past_limit: Option<usize>,
+    /// Inside the target of an assignment (not in its expressions).
+    assigning: bool,
 }
 
-impl Visit for ModuleAccess {
+impl Findings {
+    fn module_access(&self) -> bool {
+        self.found || (self.require_called && !self.require_declared)
+    }
+
+    fn declare(&mut self, ident: &Ident) {
+        self.require_declared |= &*ident.sym == "require";
+        let earlier = self.declared.entry(ident.to_id()).or_insert(0);
+        self.same_name_pairs += *earlier;
+        *earlier += 1;
+        if self.same_name_pairs > MAX_SAME_NAME_PAIRS && self.same_names_past_limit.is_none() {
+            self.same_names_past_limit = Some((ident.span.lo.0.saturating_sub(START)) as usize);
+        }
+    }
+
+    fn rewritten(&mut self, span: Span) {
+        self.rewrites += 1;
+        if self.rewrites > MAX_REWRITTEN_CONSTRUCTS && self.rewrite_past_limit.is_none() {
+            self.rewrite_past_limit = Some((span.lo.0.saturating_sub(START)) as usize);
+        }
+    }
+
+    fn misplaced(&mut self, decorators: &[Decorator]) {
+        if let Some(first) = decorators.first() {
+            let offset = offset_of(first);
+            self.misplaced_decorator = Some(
+                self.misplaced_decorator
+                    .map_or(offset, |seen| seen.min(offset)),
+            );
+        }
+    }
+}
+
+fn offset_of(decorator: &Decorator) -> usize {
+    (decorator.span.lo.0.saturating_sub(START)) as usize
+}
+
+impl Visit for Findings {
     fn visit_module(&mut self, module: &Module) {
         if module
             .body
@@ -215,33 +365,99 @@ impl Visit for ModuleAccess {
     }
 
     fn visit_binding_ident(&mut self, ident: &BindingIdent) {
-        self.require_declared |= &*ident.id.sym == "require";
+        if self.assigning {
+            // Assigning to `require` counts as having one, as before.
+            self.require_declared |= &*ident.id.sym == "require";
+        } else {
+            self.declare(&ident.id);
+        }
     }
 
     fn visit_fn_decl(&mut self, decl: &FnDecl) {
-        self.require_declared |= &*decl.ident.sym == "require";
+        self.declare(&decl.ident);
         decl.visit_children_with(self);
     }
 
     fn visit_fn_expr(&mut self, function: &FnExpr) {
-        self.require_declared |= function
-            .ident
-            .as_ref()
-            .is_some_and(|ident| &*ident.sym == "require");
+        if let Some(ident) = &function.ident {
+            self.declare(ident);
+        }
         function.visit_children_with(self);
     }
 
     fn visit_class_decl(&mut self, decl: &ClassDecl) {
-        self.require_declared |= &*decl.ident.sym == "require";
+        self.declare(&decl.ident);
         decl.visit_children_with(self);
+    }
+
+    fn visit_class_expr(&mut self, class: &ClassExpr) {
+        if let Some(ident) = &class.ident {
+            self.declare(ident);
+        }
+        class.visit_children_with(self);
+    }
+
+    fn visit_ts_enum_decl(&mut self, decl: &TsEnumDecl) {
+        self.rewritten(decl.span);
+        self.declare(&decl.id);
+        decl.visit_children_with(self);
+    }
+
+    fn visit_ts_module_decl(&mut self, decl: &TsModuleDecl) {
+        self.rewritten(decl.span);
+        if let TsModuleName::Ident(ident) = &decl.id {
+            self.declare(ident);
+        }
+        decl.visit_children_with(self);
+    }
+
+    /// Each part of `namespace A.B.C` is a namespace of its own.
+    fn visit_ts_namespace_decl(&mut self, decl: &TsNamespaceDecl) {
+        self.rewritten(decl.span);
+        self.declare(&decl.id);
+        decl.visit_children_with(self);
+    }
+
+    fn visit_decorator(&mut self, decorator: &Decorator) {
+        self.rewritten(decorator.span);
+        let offset = offset_of(decorator);
+        self.decorator = Some(self.decorator.map_or(offset, |first| first.min(offset)));
+        decorator.visit_children_with(self);
+    }
+
+    fn visit_auto_accessor(&mut self, accessor: &AutoAccessor) {
+        self.rewritten(accessor.span);
+        self.auto_accessor = true;
+        accessor.visit_children_with(self);
+    }
+
+    fn visit_param(&mut self, param: &Param) {
+        self.misplaced(&param.decorators);
+        param.visit_children_with(self);
+    }
+
+    fn visit_ts_param_prop(&mut self, param: &TsParamProp) {
+        self.rewritten(param.span);
+        self.misplaced(&param.decorators);
+        param.visit_children_with(self);
+    }
+
+    /// The names an assignment writes to are not declarations (its default
+    /// values and computed keys, expressions, are walked as usual).
+    fn visit_assign_target(&mut self, target: &AssignTarget) {
+        let outer = std::mem::replace(&mut self.assigning, true);
+        target.visit_children_with(self);
+        self.assigning = outer;
     }
 
     fn visit_expr(&mut self, expr: &Expr) {
         if self.found {
             return;
         }
+        let outer = std::mem::replace(&mut self.assigning, false);
         // Hostile nesting must not overflow the worker's stack.
         stacker::maybe_grow(64 * 1024, 1024 * 1024, || expr.visit_children_with(self));
+        self.assigning = outer;
     }
 }
 

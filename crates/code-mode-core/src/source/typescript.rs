@@ -4,7 +4,9 @@
 //! Strip-only mode replaces types with spaces, so QuickJS's line:column in errors
 //! match the user's TypeScript. Syntax that strip-only mode cannot erase (`enum`,
 //! `namespace`, parameter properties) goes through swc's transform mode instead,
-//! which reformats the code: positions in such cells are approximate.
+//! which reformats the code: positions in such cells are approximate. Both
+//! modes keep decorators, which `decorators.rs` then lowers (approximate
+//! positions too).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -13,10 +15,11 @@ use parking_lot::Mutex;
 use swc_common::errors::{DiagnosticBuilder, Emitter, Handler};
 use swc_common::sync::Lrc;
 use swc_common::{SourceMap, GLOBALS};
+use swc_ecma_parser::Syntax;
 use swc_ts_fast_strip::{ErrorCode, Mode, Options, TsError};
 
 use super::position::Location;
-use super::SourceError;
+use super::{budget, decorators, screen, SourceError};
 
 static INITIALIZED: AtomicBool = AtomicBool::new(false);
 
@@ -25,25 +28,66 @@ pub fn typescript_initialized() -> bool {
     INITIALIZED.load(Ordering::Relaxed)
 }
 
-/// Strips the wrapped TypeScript cell to JavaScript.
-pub(super) fn strip(wrapped: String) -> Result<String, SourceError> {
+/// What stripping may have to do beyond erasing types.
+pub(super) struct Rewrite {
+    /// Lower decorators and auto-accessors (`decorators.rs`).
+    pub(super) lower: bool,
+    /// Why the cell may not be rewritten, if it may not: swc's rewriting
+    /// (transform mode, lowering) would cost it too much.
+    pub(super) refused: Option<SourceError>,
+}
+
+/// Strips the wrapped TypeScript cell to JavaScript: types are erased, what
+/// cannot be erased is rewritten (swc's transform mode), and decorators are
+/// lowered, each only if `rewrite` allows it.
+pub(super) fn strip(wrapped: String, rewrite: Rewrite) -> Result<String, SourceError> {
     INITIALIZED.store(true, Ordering::Relaxed);
-    match operate(wrapped.clone(), Mode::StripOnly) {
-        Err((error, _)) if matches!(error.code, ErrorCode::UnsupportedSyntax) => {
+    let mut refused = rewrite.refused;
+    if rewrite.lower {
+        if let Some(refused) = refused.take() {
+            return Err(refused);
+        }
+    }
+    let stripped = match operate(wrapped.clone(), Mode::StripOnly) {
+        Err(Failed::Ts(error, _)) if matches!(error.code, ErrorCode::UnsupportedSyntax) => {
+            if let Some(refused) = refused {
+                return Err(refused);
+            }
             operate(wrapped.clone(), Mode::Transform)
         }
         other => other,
     }
-    .map_err(|(error, diagnostics)| {
-        SourceError::TypeScript(describe(&wrapped, &error, &diagnostics))
-    })
+    .map_err(|failed| match failed {
+        Failed::Ts(error, diagnostics) => {
+            SourceError::TypeScript(describe(&wrapped, &error, &diagnostics))
+        }
+        // Screening parsed the same source with the same options within the
+        // same budget, so this is not expected; the cell is refused all the
+        // same, located at its end.
+        Failed::TooCostly => SourceError::TooCostly {
+            location: Location::of_wrapped(&wrapped, wrapped.len()),
+        },
+    })?;
+    if rewrite.lower {
+        decorators::lower(&stripped)
+    } else {
+        Ok(stripped)
+    }
+}
+
+/// Why [`operate`] failed.
+enum Failed {
+    /// swc's error, with the diagnostics it emitted.
+    Ts(TsError, Collected),
+    /// The parse budget ran out.
+    TooCostly,
 }
 
 /// Diagnostic messages with their byte offset into the wrapped source.
 type Collected = Vec<(String, Option<usize>)>;
 type Diagnostics = Arc<Mutex<Collected>>;
 
-fn operate(source: String, mode: Mode) -> Result<String, (TsError, Collected)> {
+fn operate(source: String, mode: Mode) -> Result<String, Failed> {
     let cm: Lrc<SourceMap> = Default::default();
     let diagnostics: Diagnostics = Default::default();
     let handler = Handler::with_emitter(
@@ -51,18 +95,28 @@ fn operate(source: String, mode: Mode) -> Result<String, (TsError, Collected)> {
         false,
         Box::new(Collect(diagnostics.clone(), cm.clone())),
     );
+    let Syntax::Typescript(parser) = screen::syntax(true, false) else {
+        unreachable!("TypeScript syntax")
+    };
     let options = Options {
         module: Some(false),
         mode,
+        parser,
         ..Default::default()
     };
-    let result = GLOBALS.set(&Default::default(), || {
-        swc_ts_fast_strip::operate(&cm, &handler, source, options)
+    let len = source.len();
+    let (result, within) = budget::run(len, || {
+        GLOBALS.set(&Default::default(), || {
+            swc_ts_fast_strip::operate(&cm, &handler, source, options)
+        })
     });
+    if within.is_err() {
+        return Err(Failed::TooCostly);
+    }
     let collected = std::mem::take(&mut *diagnostics.lock());
     result
         .map(|output| output.code)
-        .map_err(|error| (error, collected))
+        .map_err(|error| Failed::Ts(error, collected))
 }
 
 /// The first located diagnostic, with its position in the user's source.

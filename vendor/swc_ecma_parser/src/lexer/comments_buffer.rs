@@ -43,6 +43,8 @@ impl CommentsBuffer {
     }
 
     pub fn retain_before(&mut self, pos: BytePos) {
+        // code-mode patch: this walks every comment buffered so far.
+        crate::budget::charge((self.comments.len() + self.pending_leading.len()) as u64);
         self.comments
             .retain(|comment| comment.comment.span.lo < pos);
         self.pending_leading.retain(|comment| comment.span.lo < pos);

@@ -212,6 +212,10 @@ impl crate::input::Tokens for Lexer<'_> {
     }
 
     fn first_token(&mut self) -> TokenAndSpan {
+        // code-mode patch: a spent budget ends the input.
+        if crate::budget::spent() {
+            return self.budget_eof();
+        }
         let mut start = self.cur_pos();
         let token = match self.read_shebang() {
             Ok(Some(shebang)) => {
@@ -239,6 +243,10 @@ impl crate::input::Tokens for Lexer<'_> {
     }
 
     fn next_token(&mut self) -> TokenAndSpan {
+        // code-mode patch: a spent budget ends the input.
+        if crate::budget::spent() {
+            return self.budget_eof();
+        }
         // `read_next_token` always overwrites this out-parameter before
         // returning, including the regexp path.
         let mut start = BytePos(0);
@@ -262,6 +270,8 @@ impl crate::input::Tokens for Lexer<'_> {
         // Without lookahead, no diagnostics or comments can follow this
         // punctuation token. Avoid scanning accumulated buffers on that path.
         if self.cur_pos() > span.hi {
+            // code-mode patch: the retains below walk every diagnostic so far.
+            crate::budget::charge((self.errors.len() + self.module_errors.len()) as u64);
             self.errors.retain(|error| error.span().lo < end);
             self.module_errors.retain(|error| error.span().lo < end);
             if let Some(comments) = self.comments_buffer.as_mut() {
@@ -281,6 +291,8 @@ impl crate::input::Tokens for Lexer<'_> {
     fn rescan_jsx_token(&mut self, reset: BytePos) -> TokenAndSpan {
         #[cfg(feature = "tsrx")]
         {
+            // code-mode patch: the retains below walk every diagnostic so far.
+            crate::budget::charge((self.errors.len() + self.module_errors.len()) as u64);
             self.errors.retain(|error| error.span().lo < reset);
             self.module_errors.retain(|error| error.span().lo < reset);
             if let Some(comments_buffer) = self.comments_buffer.as_mut() {
@@ -457,6 +469,14 @@ impl crate::input::Tokens for Lexer<'_> {
 }
 
 impl Lexer<'_> {
+    /// code-mode patch: the end of the input, reported once the budget is
+    /// spent, at the current position.
+    #[cold]
+    fn budget_eof(&mut self) -> TokenAndSpan {
+        let pos = self.input.cur_pos();
+        self.finish_next_token(Span::new_with_checked(pos, pos), Token::Eof)
+    }
+
     #[inline]
     fn jsx_text_allows_raw_gt(&self, start: BytePos, pos: BytePos) -> bool {
         let prefix = unsafe {
@@ -486,6 +506,9 @@ impl Lexer<'_> {
 
     #[inline(always)]
     fn finish_next_token(&mut self, span: Span, token: Token) -> TokenAndSpan {
+        // code-mode patch: every token read (again after a rewind too) is
+        // charged, with the whitespace and comments before it.
+        crate::budget::charge_token(span.hi.0.saturating_sub(self.state.prev_hi.0));
         if self.comments_buffer.is_some() {
             if token == Token::Eof {
                 self.consume_pending_comments();

@@ -941,6 +941,8 @@ impl<I: Tokens> Parser<I> {
             p.do_outside_of_statement_context(StatementContext::AllowUsingDecl, |p| {
                 let start = l.span.lo();
 
+                // code-mode patch: the checks below walk the enclosing labels.
+                crate::budget::charge(p.state().labels.len() as u64);
                 let mut errors = Vec::new();
                 for lb in &p.state().labels {
                     if l.sym == *lb {
@@ -950,6 +952,8 @@ impl<I: Tokens> Parser<I> {
                         ));
                     }
                 }
+                // code-mode patch: a duplicate costs an error, like a token.
+                crate::budget::charge(errors.len() as u64);
                 p.state_mut().labels.push(l.sym.clone());
 
                 let body = Box::new(if p.input().is(Token::Function) {
@@ -2061,6 +2065,10 @@ impl<I: Tokens> Parser<I> {
                 i
             };
             let span = self.span(start);
+            if label.is_some() {
+                // code-mode patch: the checks below walk the enclosing labels.
+                crate::budget::charge(self.state().labels.len() as u64);
+            }
             if is_break {
                 if label.is_some() && !self.state().labels.contains(&label.as_ref().unwrap().sym) {
                     self.emit_err(span, SyntaxError::TS1116);
