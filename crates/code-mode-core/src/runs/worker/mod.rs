@@ -105,7 +105,7 @@ impl Abandoned {
     /// replacement.
     fn returned(&mut self) -> bool {
         ABANDONED_RUNNING.fetch_sub(1, Ordering::Relaxed);
-        self.running -= 1;
+        self.running = self.running.saturating_sub(1);
         let owed = self.owed > 0;
         self.owed -= usize::from(owed);
         owed

@@ -67,7 +67,7 @@ pub(super) fn watch(pool: &Arc<Pool>) {
 /// job it has not started to the other workers, and starts a replacement.
 /// The stuck thread frees its one run when it gets back.
 fn abandon(pool: &Arc<Pool>, index: usize, slot: &Slot, stuck: &Arc<Leg>) {
-    let held = {
+    let (held, replace) = {
         // The worker moves a run between `held` and `current` under the
         // `held` lock: with it taken, the two show every run it holds.
         let mut held = slot.held.lock();
@@ -76,18 +76,23 @@ fn abandon(pool: &Arc<Pool>, index: usize, slot: &Slot, stuck: &Arc<Leg>) {
             .lock()
             .as_ref()
             .is_some_and(|current| Arc::ptr_eq(current, stuck));
-        if !still_stuck || slot.abandoned.swap(true, Ordering::AcqRel) {
+        if !still_stuck || slot.abandoned.load(Ordering::Acquire) {
             // It got out in the meantime: nothing to do.
             return;
         }
-        std::mem::take(&mut *held)
+        // Counted before the flag is set (only the watchdog sets it): the
+        // thread can report back only after, and whoever gets the answer
+        // below already sees it in the diagnostics.
+        let replace = pool.abandon_one();
+        slot.abandoned.store(true, Ordering::Release);
+        (std::mem::take(&mut *held), replace)
     };
     pool.queue.lock().idle.retain(|&(i, _)| i != index);
     stuck.report_stuck();
     let jobs = std::mem::take(&mut slot.intake.lock().jobs);
     *pool.live.lock() -= 1;
     pool.exited.notify_all();
-    if pool.abandon_one() && !pool.queue.lock().closed {
+    if replace && !pool.queue.lock().closed {
         let _ = pool.spawn();
     }
     for job in jobs {
