@@ -114,8 +114,8 @@ const START: u32 = 1;
 
 /// Why a parse failed.
 enum Failure {
-    /// The first error, where, and whether it is a misplaced `import` (such
-    /// as `import?.("x")`), which is module access all the same.
+    /// The first error, where, and whether it is misplaced `import`/`export`
+    /// syntax (such as `import?.("x")`), which is module access all the same.
     Syntax {
         message: String,
         offset: usize,
@@ -182,7 +182,16 @@ fn parse(src: &str, typescript: bool, as_module: bool) -> Result<Program, Failur
     Err(Failure::Syntax {
         message: error.kind().msg().into_owned(),
         offset: offset(error.span().lo),
-        import: matches!(error.kind(), SyntaxError::InvalidImport),
+        // `import`/`export` syntax the script grammar rejects (a statement
+        // that starts `import?.(` or `import(`, a nested declaration) is
+        // module access too.
+        import: matches!(
+            error.kind(),
+            SyntaxError::InvalidImport
+                | SyntaxError::ImportExportInScript
+                | SyntaxError::NonTopLevelImportExport
+                | SyntaxError::ImportMetaInScript
+        ),
     })
 }
 
