@@ -96,3 +96,23 @@ pub const MAX_WORKER_THREADS: usize = 16;
 
 /// The most suggestions an unknown tool id gets.
 pub const MAX_SUGGESTIONS: usize = 3;
+
+/// Parse work (tokens read, rewinds included) one parse of a cell may cost
+/// per byte of its source, on top of [`PARSE_UNITS_BASE`].
+pub const PARSE_UNITS_PER_BYTE: u64 = 2;
+/// Parse work any cell may cost, whatever its size.
+pub const PARSE_UNITS_BASE: u64 = 16 * 1024;
+/// The most parse work one parse of any cell may cost.
+pub const PARSE_UNITS_MAX: u64 = 1024 * 1024;
+/// Constructs a TypeScript cell may have that swc rewrites rather than
+/// erases: `enum`s, namespaces, parameter properties, decorators and
+/// auto-accessors. Rewriting them is quadratic in their number (renaming the
+/// helpers each one brings, nested namespaces); at this count the slowest
+/// shape (namespaces nested 500 deep) still prepares in a few tens of ms.
+pub const MAX_REWRITTEN_CONSTRUCTS: usize = 500;
+/// Pairs of declarations that share a name a TypeScript cell swc rewrites
+/// (`enum`, namespace, `<T>x`, decorators...) may have: its renaming pass
+/// compares every declaration with the earlier ones of the same name (8000
+/// blocks with a `let E` took 0.3 s). This allows about 1400 declarations of
+/// one name. Cells that are only stripped are not bounded by it.
+pub const MAX_SAME_NAME_PAIRS: u64 = 1_000_000;

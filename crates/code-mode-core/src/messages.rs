@@ -1,8 +1,9 @@
 //! Every guest- and model-visible message, in one place. `docs/errors.md`
 //! lists them; they are part of the contract, byte for byte.
 
-use crate::limits::{MAX_DEPTH, MAX_OPENING_UNITS, MAX_SOURCE_BYTES};
-use crate::source::{MAX_REWRITTEN_CONSTRUCTS, MAX_SAME_NAME_PAIRS};
+use crate::limits::{
+    MAX_DEPTH, MAX_OPENING_UNITS, MAX_REWRITTEN_CONSTRUCTS, MAX_SAME_NAME_PAIRS, MAX_SOURCE_BYTES,
+};
 
 pub const MODULE_ACCESS_DISABLED: &str = "code mode module access is disabled.";
 pub const TYPESCRIPT_FAILED_PREFIX: &str = "typescript transform failed: ";

@@ -22,15 +22,7 @@
 
 use swc_ecma_parser::budget::with_budget;
 
-/// Parse work (tokens read, rewinds included) one parse of a cell may cost
-/// per byte of its source, on top of [`PARSE_UNITS_BASE`].
-pub const PARSE_UNITS_PER_BYTE: u64 = 2;
-
-/// Parse work any cell may cost, whatever its size.
-pub const PARSE_UNITS_BASE: u64 = 16 * 1024;
-
-/// The most parse work one parse of any cell may cost.
-pub const PARSE_UNITS_MAX: u64 = 1024 * 1024;
+use crate::limits::{PARSE_UNITS_BASE, PARSE_UNITS_MAX, PARSE_UNITS_PER_BYTE};
 
 /// The budget of one parse of `source_len` bytes.
 pub(super) fn units_for(source_len: usize) -> u64 {

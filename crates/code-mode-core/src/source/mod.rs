@@ -16,9 +16,7 @@ mod typescript;
 
 use crate::config::Language;
 use crate::messages;
-pub use budget::{PARSE_UNITS_BASE, PARSE_UNITS_MAX, PARSE_UNITS_PER_BYTE};
 pub use position::Location;
-pub use screen::{MAX_REWRITTEN_CONSTRUCTS, MAX_SAME_NAME_PAIRS};
 pub use typescript::typescript_initialized;
 
 const WRAP_OPEN: &str = "(async () => {\n";
@@ -54,10 +52,10 @@ pub enum SourceError {
     TooCostly { location: Location },
     /// The TypeScript has more constructs to rewrite (enums, namespaces,
     /// parameter properties, decorators, auto-accessors) than
-    /// [`MAX_REWRITTEN_CONSTRUCTS`]: `invalid_input`.
+    /// [`MAX_REWRITTEN_CONSTRUCTS`](crate::limits::MAX_REWRITTEN_CONSTRUCTS): `invalid_input`.
     TooManyRewrites { location: Location },
     /// The TypeScript must be rewritten (not only stripped) and declares one
-    /// name more often than [`MAX_SAME_NAME_PAIRS`] allows: `invalid_input`.
+    /// name more often than [`MAX_SAME_NAME_PAIRS`](crate::limits::MAX_SAME_NAME_PAIRS) allows: `invalid_input`.
     TooManySameNames { location: Location },
 }
 

@@ -18,21 +18,8 @@ use swc_ecma_parser::{EsSyntax, Parser, StringInput, Syntax, TsSyntax};
 use swc_ecma_visit::{Visit, VisitWith};
 
 use super::budget;
+use crate::limits::{MAX_REWRITTEN_CONSTRUCTS, MAX_SAME_NAME_PAIRS};
 use crate::messages;
-
-/// Constructs a TypeScript cell may have that swc rewrites rather than
-/// erases: `enum`s, namespaces, parameter properties, decorators and
-/// auto-accessors. Rewriting them is quadratic in their number (renaming the
-/// helpers each one brings, nested namespaces); at this count the slowest
-/// shape (namespaces nested 500 deep) still prepares in a few tens of ms.
-pub const MAX_REWRITTEN_CONSTRUCTS: usize = 500;
-
-/// Pairs of declarations that share a name a TypeScript cell swc rewrites
-/// (`enum`, namespace, `<T>x`, decorators...) may have: its renaming pass
-/// compares every declaration with the earlier ones of the same name (8000
-/// blocks with a `let E` took 0.3 s). This allows about 1400 declarations of
-/// one name. Cells that are only stripped are not bounded by it.
-pub const MAX_SAME_NAME_PAIRS: u64 = 1_000_000;
 
 /// Why screening refused a cell. Offsets are bytes into the wrapped script.
 pub(super) enum Refusal {
