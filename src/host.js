@@ -8,8 +8,7 @@
   const TOOL_CALL_FAILED = constants.toolCallFailed
   const HOT_MS = constants.hotMs
   const MAX_DEPTH = constants.maxDepth
-  const TURN_BYTES = constants.turnBytes
-  const TURN_CALL_BYTES = constants.turnCallBytes
+  const TURN_MS = constants.turnMs
   const AbortControllerClass = AbortController
   const PromiseClass = Promise
   const promiseResolve = Promise.resolve
@@ -172,53 +171,69 @@
 
   /**
    * Calls waiting to start, oldest first, with the executor and event sink of
-   * their run. Starting a call parses its input, so at most TURN_BYTES of
-   * input (each call counting TURN_CALL_BYTES more) start per event-loop
-   * turn; the rest wait for the next turn and the event loop keeps serving.
-   * A large input arrives in pieces (the binding's `pieces::split`), which
-   * are assembled within the same budget, over several turns if need be.
+   * their run. Starting a call parses its input and runs the gateway's
+   * executeTool, so calls start for at most TURN_MS per event-loop turn
+   * (measured, not estimated: the cost of a byte of JSON varies tenfold with
+   * its shape); the rest wait for the next turn and the event loop keeps
+   * serving. A large input arrives in pieces (the binding's `pieces::split`),
+   * assembled within the same budget, over several turns if need be. Each
+   * turn makes progress: its first call or piece always goes ahead.
    */
   const backlog = []
   let head = 0
-  /** What this turn may still start; reset by the scheduled drain. */
-  let left = TURN_BYTES
+  /** Milliseconds of work this turn may still do; reset by the scheduled drain. */
+  let left = TURN_MS
+  /** When the work counted so far ended. */
+  let mark = 0
   let scheduled = false
+
+  /** Counts the work done since the last mark; true while the turn has time left. */
+  function spend() {
+    const at = now()
+    left -= at - mark
+    mark = at
+    return left > 0
+  }
   /** Keys in the backlog, and those of them aborted before they started. */
   const waiting = new Set()
   const cancelled = new Set()
 
   /**
    * `batch`: JSON text of [{key, id, name, source, sourceName, toolCallId,
-   * parentToolCallId, codeModeRunId, inputBytes}, ...] (the binding's
+   * parentToolCallId, codeModeRunId}, ...] (the binding's
    * `BatchCall`; absent optional fields are null). Inputs are taken with
    * takeInput(key) when each call starts.
    */
   function start(execute, onEvent, batch) {
+    const since = now()
     for (const call of parse(batch)) {
       backlog.push({ execute, onEvent, call })
       waiting.add(call.key)
     }
-    drain()
+    drain(since)
   }
 
-  function drain() {
+  /** Starts what this turn's budget allows, counting the work from `since`. */
+  function drain(since = now()) {
+    mark = since
     while (head < backlog.length && left > 0) {
       const entry = backlog[head]
       if (!ready(entry)) break
       backlog[head] = undefined
       head++
       startOne(entry)
+      spend()
     }
     if (head === backlog.length) {
       backlog.length = 0
       head = 0
     }
-    if (!scheduled && (head < backlog.length || left < TURN_BYTES)) {
+    if (!scheduled && (head < backlog.length || left < TURN_MS)) {
       // Next turn: a fresh budget, and whatever still waits.
       scheduled = true
       immediate(() => {
         scheduled = false
-        left = TURN_BYTES
+        left = TURN_MS
         drain()
       })
     }
@@ -231,15 +246,11 @@
    * waiting is not parsed at all.
    */
   function ready(entry) {
-    const { key, inputBytes } = entry.call
+    const { key } = entry.call
     if (entry.pieces === undefined) {
       const input = takeInput(key)
-      if (cancelled.has(key)) {
-        left -= TURN_CALL_BYTES
-        return true
-      }
+      if (cancelled.has(key)) return true
       if (input === undefined || input === null || typeof input === 'string') {
-        left -= inputBytes + TURN_CALL_BYTES
         try {
           entry.input = typeof input === 'string' ? parse(input) : {}
         } catch (error) {
@@ -247,7 +258,6 @@
         }
         return true
       }
-      left -= TURN_CALL_BYTES
       entry.pieces = input
       entry.at = 0
       entry.open = []
@@ -265,9 +275,8 @@
   function assemble(entry) {
     const { pieces, open } = entry
     while (entry.at < pieces.length) {
-      if (left <= 0) return false
+      if (!spend()) return false
       const piece = pieces[entry.at++]
-      left -= piece.length
       const op = piece[0]
       const top = open[open.length - 1]
       if (op === 'o' || op === 'a') {

@@ -5,9 +5,9 @@
 //!
 //! A batch carries only the calls' metadata. Their inputs stay here until
 //! `host.js` starts each call and takes its input (`takeInput`), so the
-//! JavaScript thread turns at most [`MAX_TURN_INPUT_BYTES`] of input into
-//! values per turn of its event loop, however many cells flood it. An input
-//! longer than [`INPUT_PIECE_BYTES`] is cut into pieces on the worker thread
+//! JavaScript thread spends at most [`TURN_WORK_MICROS`] per turn of its event
+//! loop starting calls, however many cells flood it. An input longer than
+//! [`INPUT_PIECE_BYTES`] is cut into pieces on the worker thread
 //! ([`pieces::split`]), which `host.js` assembles over as many turns as it
 //! needs.
 //!
@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, Weak};
 
-use code_mode_core::limits::{INPUT_PIECE_BYTES, MAX_DEPTH, MAX_TURN_INPUT_BYTES, TURN_CALL_BYTES};
+use code_mode_core::limits::{INPUT_PIECE_BYTES, INPUT_PIECE_MEMBERS, MAX_DEPTH, TURN_WORK_MICROS};
 use code_mode_core::messages;
 use code_mode_core::runs::host::{CallKey, Dispatch, Host, Reply};
 use code_mode_core::runs::pieces;
@@ -50,8 +50,6 @@ pub enum Message {
 pub struct Outgoing {
     call: Dispatch,
     pieces: Option<Vec<String>>,
-    /// Bytes of the input's JSON text (the text itself is dropped once cut).
-    input_bytes: usize,
 }
 
 /// A call's input waiting for `host.js`: JSON text, or the pieces of a large
@@ -73,9 +71,6 @@ struct BatchCall<'a> {
     tool_call_id: &'a str,
     parent_tool_call_id: Option<&'a str>,
     code_mode_run_id: Option<&'a str>,
-    /// Bytes of the input's JSON text, which `host.js` takes when it starts
-    /// the call.
-    input_bytes: usize,
 }
 
 /// `start`, `abort` and `warn` of the compiled `host.js`.
@@ -98,21 +93,16 @@ struct Bridge {
 fn batch_json(calls: &[Outgoing]) -> std::result::Result<String, String> {
     let batch: Vec<BatchCall> = calls
         .iter()
-        .map(
-            |Outgoing {
-                 call, input_bytes, ..
-             }| BatchCall {
-                key: call.key.0,
-                id: &call.tool_id,
-                name: &call.name,
-                source: call.source.as_str(),
-                source_name: call.source_name.as_deref(),
-                tool_call_id: &call.tool_call_id,
-                parent_tool_call_id: call.parent_tool_call_id.as_deref(),
-                code_mode_run_id: call.code_mode_run_id.as_deref(),
-                input_bytes: *input_bytes,
-            },
-        )
+        .map(|Outgoing { call, .. }| BatchCall {
+            key: call.key.0,
+            id: &call.tool_id,
+            name: &call.name,
+            source: call.source.as_str(),
+            source_name: call.source_name.as_deref(),
+            tool_call_id: &call.tool_call_id,
+            parent_tool_call_id: call.parent_tool_call_id.as_deref(),
+            code_mode_run_id: call.code_mode_run_id.as_deref(),
+        })
         .collect();
     js::json_text(&batch).map_err(|error| error.reason.clone())
 }
@@ -174,8 +164,7 @@ fn compile(env: &Env, bridge: Weak<Bridge>) -> Result<Functions> {
             "toolCallFailed": messages::TOOL_CALL_FAILED,
             "hotMs": HOT_MS,
             "maxDepth": MAX_DEPTH,
-            "turnBytes": MAX_TURN_INPUT_BYTES,
-            "turnCallBytes": TURN_CALL_BYTES,
+            "turnMs": f64::from(TURN_WORK_MICROS) / 1000.0,
         }))?,
     )?;
     let incomplete = || napi::Error::from_reason("code mode could not start its host bridge");
@@ -218,16 +207,15 @@ impl Host for NodeHost {
         let calls = calls
             .into_iter()
             .map(|mut call| {
-                let input_bytes = call.input.len();
-                let pieces = pieces::split(&call.input, INPUT_PIECE_BYTES);
+                let size = pieces::PieceSize {
+                    bytes: INPUT_PIECE_BYTES,
+                    members: INPUT_PIECE_MEMBERS,
+                };
+                let pieces = pieces::split(&call.input, size);
                 if pieces.is_some() {
                     call.input = String::new();
                 }
-                Outgoing {
-                    call,
-                    pieces,
-                    input_bytes,
-                }
+                Outgoing { call, pieces }
             })
             .collect();
         self.executor

@@ -33,20 +33,24 @@ pub const MAX_BRIDGE_BYTES: u64 = 16 * 1024 * 1024;
 /// `wait` starts a fresh budget.
 pub const MAX_LEG_INPUT_BYTES: usize = 64 * 1024 * 1024;
 
-/// Bytes of tool input the Node thread turns into values per event-loop
-/// turn; the rest start in the next turns, so a flood of calls never holds
-/// the event loop for long.
-pub const MAX_TURN_INPUT_BYTES: usize = 512 * 1024;
+/// Microseconds of nested-call work (parsing inputs, assembling their
+/// pieces, calling the gateway's `executeTool`) the Node thread does per
+/// event-loop turn; the rest waits for the next turns, so a flood of calls
+/// never holds the event loop for long. One call or one piece always starts
+/// per turn, so a turn ends at most one unit past this.
+pub const TURN_WORK_MICROS: u32 = 500;
 
 /// A tool input longer than this reaches the Node thread cut into pieces of
-/// about this size ([`crate::runs::pieces`]), parsed over as many event-loop
-/// turns as [`MAX_TURN_INPUT_BYTES`] requires: one large input never holds a
-/// turn for long either.
-pub const INPUT_PIECE_BYTES: usize = 32 * 1024;
+/// about this size ([`crate::runs::pieces`]), turned into a value one piece
+/// at a time over as many turns as [`TURN_WORK_MICROS`] requires: one large
+/// input never holds a turn for long either.
+pub const INPUT_PIECE_BYTES: usize = 16 * 1024;
 
-/// What starting one nested call counts toward [`MAX_TURN_INPUT_BYTES`]
-/// besides its input, so that many small calls are spread out too.
-pub const TURN_CALL_BYTES: usize = 2 * 1024;
+/// The most members or elements one piece of a cut input carries: adding a
+/// member to a wide object costs the Node thread about a microsecond and a
+/// half (V8's dictionary objects), so a piece stays well under a millisecond
+/// whatever the shape of its bytes (garbage collection aside).
+pub const INPUT_PIECE_MEMBERS: usize = 256;
 
 /// Queued (not yet dispatched) nested calls a run may hold; in-flight calls
 /// are bounded by `maxPendingToolCalls`.

@@ -24,10 +24,21 @@
 /// How deep containers are opened; deeper ones travel as one piece.
 const MAX_OPEN_DEPTH: usize = 8;
 
-/// Cuts `json` into pieces of about `piece_bytes` (a member or element longer
-/// than that and not a container travels whole). `None` when it fits in one
-/// piece, is not a container, or is not the compact JSON this expects.
-pub fn split(json: &str, piece_bytes: usize) -> Option<Vec<String>> {
+/// The size of the pieces [`split`] cuts.
+#[derive(Clone, Copy, Debug)]
+pub struct PieceSize {
+    /// About this many bytes per piece (a member or element longer than that
+    /// and not a container travels whole).
+    pub bytes: usize,
+    /// At most this many members or elements per piece.
+    pub members: usize,
+}
+
+/// Cuts `json` into pieces of at most `size`. `None` when it is no longer
+/// than `size.bytes` (a whole input is parsed at once, whatever its count of
+/// members), is not a container, or is not the compact JSON this expects.
+pub fn split(json: &str, size: PieceSize) -> Option<Vec<String>> {
+    let piece_bytes = size.bytes;
     if json.len() <= piece_bytes {
         return None;
     }
@@ -39,7 +50,7 @@ pub fn split(json: &str, piece_bytes: usize) -> Option<Vec<String>> {
         return None;
     }
     let mut pieces = Vec::new();
-    container(json, 0, "", 0, piece_bytes, &mut pieces)?;
+    container(json, 0, "", 0, size, &mut pieces)?;
     Some(pieces)
 }
 
@@ -50,9 +61,10 @@ fn container(
     start: usize,
     key: &str,
     depth: usize,
-    piece_bytes: usize,
+    size: PieceSize,
     pieces: &mut Vec<String>,
 ) -> Option<usize> {
+    let piece_bytes = size.bytes;
     let bytes = json.as_bytes();
     let object = bytes[start] == b'{';
     let (open, close, fill) = if object {
@@ -62,7 +74,9 @@ fn container(
     };
     pieces.push(format!("{open}{key}"));
     let mut batch = String::new();
-    let flush = |batch: &mut String, pieces: &mut Vec<String>| {
+    let mut members = 0;
+    let flush = |batch: &mut String, members: &mut usize, pieces: &mut Vec<String>| {
+        *members = 0;
         if !batch.is_empty() {
             batch.push(char::from(close));
             pieces.push(std::mem::take(batch));
@@ -89,20 +103,15 @@ fn container(
         let value = &json[at..end];
         let open = depth + 1 < MAX_OPEN_DEPTH && matches!(bytes[at], b'{' | b'[');
         if value.len() > piece_bytes && open {
-            flush(&mut batch, pieces);
-            container(
-                json,
-                at,
-                member_key.unwrap_or(""),
-                depth + 1,
-                piece_bytes,
-                pieces,
-            )?;
+            flush(&mut batch, &mut members, pieces);
+            container(json, at, member_key.unwrap_or(""), depth + 1, size, pieces)?;
         } else {
             let len = member_key.map_or(0, |key| key.len() + 1) + value.len();
-            if !batch.is_empty() && batch.len() + len + 1 > piece_bytes {
-                flush(&mut batch, pieces);
+            if !batch.is_empty() && (batch.len() + len + 1 > piece_bytes || members == size.members)
+            {
+                flush(&mut batch, &mut members, pieces);
             }
+            members += 1;
             if batch.is_empty() {
                 batch.push(fill);
                 batch.push(char::from(bytes[start]));
@@ -122,7 +131,7 @@ fn container(
             _ => return None,
         }
     }
-    flush(&mut batch, pieces);
+    flush(&mut batch, &mut members, pieces);
     pieces.push("c".to_owned());
     Some(at + 1)
 }
@@ -178,7 +187,7 @@ fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::split;
+    use super::{split, PieceSize};
     use serde_json::{Map, Value};
 
     /// Replays the operations as `host.js` does.
@@ -229,11 +238,31 @@ mod tests {
         root.unwrap()
     }
 
+    fn size(bytes: usize) -> PieceSize {
+        PieceSize {
+            bytes,
+            members: usize::MAX,
+        }
+    }
+
     fn round_trip(json: &str, piece_bytes: usize) -> Vec<String> {
-        let pieces = split(json, piece_bytes).expect("split");
+        round_trip_at(json, size(piece_bytes))
+    }
+
+    fn round_trip_at(json: &str, size: PieceSize) -> Vec<String> {
+        let piece_bytes = size.bytes;
+        let pieces = split(json, size).expect("split");
         let expected: Value = serde_json::from_str(json).unwrap();
         assert_eq!(assemble(&pieces), expected, "{json}");
         for piece in &pieces {
+            if piece.starts_with(['m', 'e']) {
+                let count = match serde_json::from_str(&piece[1..]).unwrap() {
+                    Value::Object(members) => members.len(),
+                    Value::Array(items) => items.len(),
+                    _ => panic!("{piece}"),
+                };
+                assert!(count <= size.members, "{piece}");
+            }
             // Pieces stay within the size, except one long member alone.
             if piece.len() > piece_bytes + 2 {
                 let parsed: Value = serde_json::from_str(&piece[1..]).unwrap();
@@ -250,9 +279,9 @@ mod tests {
 
     #[test]
     fn small_inputs_and_leaves_are_not_split() {
-        assert_eq!(split(r#"{"a":1}"#, 64), None);
-        assert_eq!(split(&format!("\"{}\"", "x".repeat(100)), 10), None);
-        assert_eq!(split("1234567890123", 4), None);
+        assert_eq!(split(r#"{"a":1}"#, size(64)), None);
+        assert_eq!(split(&format!("\"{}\"", "x".repeat(100)), size(10)), None);
+        assert_eq!(split("1234567890123", size(4)), None);
     }
 
     #[test]
@@ -267,6 +296,33 @@ mod tests {
         assert_eq!(pieces.last().unwrap(), "c");
         let array = serde_json::to_string(&(0..2000).collect::<Vec<_>>()).unwrap();
         round_trip(&array, 300);
+    }
+
+    #[test]
+    fn wide_runs_of_small_members_are_cut_by_count() {
+        let object: Map<String, Value> = (0..1000)
+            .map(|i| (format!("k{i}"), Value::from(i)))
+            .collect();
+        let json = serde_json::to_string(&Value::Object(object)).unwrap();
+        let pieces = round_trip_at(
+            &json,
+            PieceSize {
+                bytes: 8 * 1024,
+                members: 64,
+            },
+        );
+        // "o", 16 runs of at most 64 members (the last one 40), "c".
+        assert_eq!(pieces.len(), 18);
+        let array = serde_json::to_string(&vec![0; 130]).unwrap();
+        let pieces = round_trip_at(
+            &array,
+            PieceSize {
+                bytes: 200,
+                members: 50,
+            },
+        );
+        // 261 bytes: runs of 50, 50 and 30 elements (the bytes allow 99).
+        assert_eq!(pieces.len(), 2 + 3, "{pieces:?}");
     }
 
     #[test]
@@ -297,8 +353,8 @@ mod tests {
 
     #[test]
     fn unexpected_text_is_left_whole() {
-        assert_eq!(split(r#"{"a":1,"b":2} trailing"#, 4), None);
-        assert_eq!(split(r#"{"a":1,"b":[2,3"#, 4), None);
-        assert_eq!(split(r#"{"a" : 1, "b": 2}"#, 4), None);
+        assert_eq!(split(r#"{"a":1,"b":2} trailing"#, size(4)), None);
+        assert_eq!(split(r#"{"a":1,"b":[2,3"#, size(4)), None);
+        assert_eq!(split(r#"{"a" : 1, "b": 2}"#, size(4)), None);
     }
 }
