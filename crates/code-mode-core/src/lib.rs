@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod config;
 pub mod input;
 pub mod limits;
+pub mod mcp;
 pub mod messages;
 pub mod model;
 pub mod result;

@@ -1,0 +1,106 @@
+//! The `MCP` namespace of one agent run (`docs/mcp.md`): the servers and tools
+//! the guest reaches as `MCP.<server>.<tool>(input)`, the read-only
+//! declaration files `API.list`/`API.read` serve, and the `$api` answers.
+//!
+//! Built once per run surface from the run catalog's MCP entries (those with
+//! `source: "mcp"`); every cell of the run shares it read-only.
+
+pub mod declarations;
+
+use serde_json::Value;
+
+/// What an MCP run tool does on its server (`mcp.operation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operation {
+    /// A tool call (`tools/call`): `MCP.<server>.<tool>(input)`.
+    Tool,
+    /// `MCP.<server>.resources.list(input)`.
+    ResourcesList,
+    /// `MCP.<server>.resources.read(input)`.
+    ResourcesRead,
+    /// `MCP.<server>.prompts.list(input)`.
+    PromptsList,
+    /// `MCP.<server>.prompts.get(input)`.
+    PromptsGet,
+}
+
+impl Operation {
+    /// Every operation, in the order declarations list their groups.
+    pub const ALL: [Operation; 5] = [
+        Operation::Tool,
+        Operation::ResourcesList,
+        Operation::ResourcesRead,
+        Operation::PromptsList,
+        Operation::PromptsGet,
+    ];
+
+    /// The operation named by `mcp.operation`; absent is a tool call. `None`
+    /// for a name code mode does not know.
+    pub fn parse(name: Option<&str>) -> Option<Operation> {
+        match name {
+            None => Some(Operation::Tool),
+            Some(name) => Operation::ALL.into_iter().find(|op| op.as_str() == name),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::Tool => "tool",
+            Operation::ResourcesList => "resources_list",
+            Operation::ResourcesRead => "resources_read",
+            Operation::PromptsList => "prompts_list",
+            Operation::PromptsGet => "prompts_get",
+        }
+    }
+
+    /// The fixed path of a resource or prompt operation (`["resources",
+    /// "read"]`); `None` for a tool call, whose path is its identifier.
+    pub fn group_path(self) -> Option<[&'static str; 2]> {
+        match self {
+            Operation::Tool => None,
+            Operation::ResourcesList => Some(["resources", "list"]),
+            Operation::ResourcesRead => Some(["resources", "read"]),
+            Operation::PromptsList => Some(["prompts", "list"]),
+            Operation::PromptsGet => Some(["prompts", "get"]),
+        }
+    }
+}
+
+/// One function of a server's namespace.
+#[derive(Clone, Debug)]
+pub struct McpTool {
+    /// Where the guest calls it below `MCP.<server>`: `["createIssue"]`, or a
+    /// group and its operation, `["resources", "read"]`.
+    pub path: Vec<String>,
+    /// `path` joined with dots: `createIssue`, `resources.read`.
+    pub method: String,
+    /// The tool's name on its MCP server (`mcp.tool`).
+    pub mcp_tool: String,
+    pub operation: Operation,
+    /// The exact catalog id the call dispatches to (`mcp:<server>:<tool>`).
+    pub id: String,
+    /// The run tool's name (what nested-call events carry).
+    pub name: String,
+    pub description: String,
+    /// The input JSON Schema as the gateway gave it; `Value::Null` when the
+    /// tool has none.
+    pub parameters: Value,
+    /// What the model should know that the schema does not say (a renamed
+    /// identifier, a missing or unusable schema), one sentence each; the
+    /// declarations put them in the tool's comment.
+    pub notes: Vec<String>,
+}
+
+/// One visible MCP server.
+#[derive(Clone, Debug)]
+pub struct McpServer {
+    /// Its identifier under `MCP` (`chromeDevtools`).
+    pub identifier: String,
+    /// The server's name as the gateway gave it (`mcp.server`).
+    pub server_name: String,
+    /// Its functions, sorted by `method` (code-unit order).
+    pub tools: Vec<McpTool>,
+    /// What the model should know about the server as a whole (a renamed
+    /// identifier, tools left out and why), one sentence each.
+    pub notes: Vec<String>,
+}
