@@ -146,6 +146,7 @@ impl CodeMode {
             AgentRun::new(
                 config,
                 plan.catalog.clone(),
+                plan.mcp.clone(),
                 Arc::new(NodeHost { executor }),
                 plan.visible_tools.clone(),
                 context.owner,
@@ -157,6 +158,7 @@ impl CodeMode {
             model_tools_json: json_text(&plan.model_tools)?,
             catalog_json: plan.catalog.all_tools_json().to_owned(),
             allowed_payload: plan.allowed_payload,
+            diagnostics: plan.mcp.problems.clone(),
         };
         Ok(CodeModeRunSurface::new(self.engine.clone(), parts))
     }

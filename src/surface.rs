@@ -26,6 +26,8 @@ pub struct SurfaceParts {
     /// Names a provider payload may carry besides exec and wait (active), or
     /// the run's unchanged tool names (inactive).
     pub allowed_payload: Vec<String>,
+    /// What the gateway could fix about the tools it passed (`diagnostics`).
+    pub diagnostics: Vec<String>,
 }
 
 /// The model-facing surface of one agent run.
@@ -70,6 +72,16 @@ impl CodeModeRunSurface {
     #[napi(getter, ts_return_type = "ToolCatalogEntry[]")]
     pub fn catalog<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
         parse_json(env, &self.parts.catalog_json)
+    }
+
+    /// What the gateway could fix about the tools it passed, one sentence each
+    /// naming the tool and what to do: MCP tools without `mcp` metadata, with
+    /// no or a non-object input schema, with an unknown `mcp.operation`, or
+    /// whose identifier collided after camel-casing. None of them stops the
+    /// run; the declarations tell the model the same. Empty when all is well.
+    #[napi(getter)]
+    pub fn diagnostics(&self) -> Vec<String> {
+        self.parts.diagnostics.clone()
     }
 
     /// Throws unless `names` is exactly exec, wait and the run's direct-only

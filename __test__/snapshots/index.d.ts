@@ -176,6 +176,14 @@ export declare class CodeModeRunSurface {
   /** The guest-facing catalog (no MCP, no direct-only); empty when inactive. */
   get catalog(): ToolCatalogEntry[]
   /**
+   * What the gateway could fix about the tools it passed, one sentence each
+   * naming the tool and what to do: MCP tools without `mcp` metadata, with
+   * no or a non-object input schema, with an unknown `mcp.operation`, or
+   * whose identifier collided after camel-casing. None of them stops the
+   * run; the declarations tell the model the same. Empty when all is well.
+   */
+  get diagnostics(): Array<string>
+  /**
    * Throws unless `names` is exactly exec, wait and the run's direct-only
    * tools; when inactive, only the run's unchanged tool names.
    */

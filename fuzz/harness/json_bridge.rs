@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 use code_mode_core::catalog::{Catalog, ToolSource, ToolSpec};
 use code_mode_core::config::{CodeModeConfig, Language};
 use code_mode_core::input::ExecInput;
+use code_mode_core::mcp::McpNamespace;
 use code_mode_core::messages;
 use code_mode_core::result::{RunResult, Status};
 use code_mode_core::runs::host::{CallKey, Dispatch, Host, Settlement};
@@ -165,9 +166,12 @@ fn exec(host: Arc<FuzzHost>, mode: u8) -> RunResult {
         },
         ..CodeModeConfig::default()
     };
+    let catalog = catalog();
+    let mcp = Arc::new(McpNamespace::build(&catalog));
     let agent_run = AgentRun::new(
         Arc::new(config),
-        catalog(),
+        catalog,
+        mcp,
         host,
         vec!["exec".into(), "wait".into()],
         RunOwner {

@@ -5,6 +5,7 @@
 
 pub mod catalog;
 pub mod config;
+pub mod identifiers;
 pub mod input;
 pub mod limits;
 pub mod mcp;

@@ -14,6 +14,8 @@ pub struct CatalogEntry {
     pub description: String,
     /// The input JSON Schema; `{}` when the tool has none.
     pub parameters: Value,
+    /// Whether the gateway gave a schema (`parameters` is `{}` when not).
+    pub has_parameters: bool,
     pub source: ToolSource,
     pub source_name: Option<String>,
     pub replay_safe: bool,
@@ -60,6 +62,10 @@ impl CatalogEntry {
             name: spec.name.clone(),
             label: spec.label.clone(),
             description: spec.description.clone(),
+            has_parameters: spec
+                .parameters
+                .as_ref()
+                .is_some_and(|schema| !schema.is_null()),
             parameters: spec
                 .parameters
                 .clone()

@@ -1,23 +1,15 @@
 //! Convenience functions `tools.<name>(input)` (`docs/catalog.md`): which names get one.
 
 use super::{Catalog, CatalogEntry};
+use crate::identifiers::{is_identifier, is_reserved_word};
 
 /// The catalog helpers on `tools`; a tool name never shadows them.
 const HELPERS: [&str; 3] = ["search", "describe", "call"];
 
-/// ECMAScript reserved words, strict-mode reserved words and the literals.
-#[rustfmt::skip]
-const RESERVED_WORDS: [&str; 46] = [
-    "await", "break", "case", "catch", "class", "const", "continue", "debugger", "default",
-    "delete", "do", "else", "enum", "export", "extends", "false", "finally", "for", "function",
-    "if", "implements", "import", "in", "instanceof", "interface", "let", "new", "null", "package",
-    "private", "protected", "public", "return", "static", "super", "switch", "this", "throw",
-    "true", "try", "typeof", "var", "void", "while", "with", "yield",
-];
-
 /// Property names with a meaning of their own on any object: `__proto__` would
 /// replace the prototype of `tools`, and a function-valued `then` would make
-/// `tools` a thenable that `await` calls.
+/// `tools` a thenable that `await` calls. (`constructor` and `prototype` are
+/// plain tool names here: `tools` is frozen and nothing reads them.)
 const UNSAFE_PROPERTIES: [&str; 2] = ["__proto__", "then"];
 
 impl Catalog {
@@ -40,22 +32,13 @@ impl Catalog {
             .filter(|&i| {
                 let name = self.entries[i].name.as_str();
                 is_identifier(name)
-                    && !RESERVED_WORDS.contains(&name)
+                    && !is_reserved_word(name)
                     && !HELPERS.contains(&name)
                     && !UNSAFE_PROPERTIES.contains(&name)
                     && self.guest_name_count(name) == 1
             })
             .collect()
     }
-}
-
-/// `[A-Za-z_$][A-Za-z0-9_$]*`.
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
 #[cfg(test)]

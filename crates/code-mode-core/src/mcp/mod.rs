@@ -5,7 +5,15 @@
 //! Built once per run surface from the run catalog's MCP entries (those with
 //! `source: "mcp"`); every cell of the run shares it read-only.
 
+mod api;
+mod build;
 pub mod declarations;
+mod input;
+mod names;
+#[cfg(test)]
+mod tests;
+
+pub use input::InputRules;
 
 use serde_json::Value;
 
@@ -103,4 +111,70 @@ pub struct McpServer {
     /// What the model should know about the server as a whole (a renamed
     /// identifier, tools left out and why), one sentence each.
     pub notes: Vec<String>,
+}
+
+/// A read-only virtual file of `API.list` and `API.read`.
+#[derive(Clone, Debug)]
+pub struct ApiFile {
+    pub path: String,
+    pub description: String,
+    pub content: String,
+}
+
+impl ApiFile {
+    fn new(path: String, description: String, content: String) -> Self {
+        Self {
+            path,
+            description,
+            content,
+        }
+    }
+}
+
+/// A function under `MCP.<server>` that exists only to say why it cannot be
+/// called (a run tool whose `mcp.operation` code mode does not know).
+#[derive(Clone, Debug)]
+pub struct Refusal {
+    /// Index of the server in [`McpNamespace::servers`].
+    pub server: usize,
+    pub path: Vec<String>,
+    pub message: String,
+}
+
+/// The `MCP` namespace and `API` files of one agent run, built once per run
+/// surface and shared read-only by its cells.
+#[derive(Debug, Default)]
+pub struct McpNamespace {
+    /// The visible servers, in the code-unit order of their names.
+    pub servers: Vec<McpServer>,
+    /// The input rules of `servers[s].tools[t]` at `rules[s][t]`.
+    rules: Vec<Vec<InputRules>>,
+    pub refusals: Vec<Refusal>,
+    /// `mcp/index.d.ts`, then one file per server; none without servers.
+    pub files: Vec<ApiFile>,
+    /// What the gateway can fix about its MCP tools, one sentence each, naming
+    /// the tool and what to do (`CodeModeRunSurface.diagnostics`).
+    pub problems: Vec<String>,
+}
+
+impl McpNamespace {
+    /// The namespace of the MCP entries of a run catalog.
+    pub fn build(catalog: &crate::catalog::Catalog) -> McpNamespace {
+        build::build(catalog)
+    }
+
+    /// Whether the run has MCP servers to show.
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty() && self.refusals.is_empty()
+    }
+
+    /// The identifiers of the visible servers.
+    pub fn server_identifiers(&self) -> Vec<String> {
+        self.servers.iter().map(|s| s.identifier.clone()).collect()
+    }
+
+    /// The input rules of a tool.
+    pub fn rules(&self, server: usize, tool: usize) -> Option<&InputRules> {
+        self.rules.get(server)?.get(tool)
+    }
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::{exec_description, model_tools, DescriptionContext, ModelTool, EXEC, WAIT};
 use crate::catalog::{Catalog, ToolSpec};
 use crate::config::CodeModeConfig;
+use crate::mcp::McpNamespace;
 
 /// What `prepareRun` decides for one agent run.
 #[derive(Debug)]
@@ -15,6 +16,8 @@ pub struct RunPlan {
     pub active: bool,
     /// The run catalog; empty when inactive.
     pub catalog: Arc<Catalog>,
+    /// The `MCP` namespace and `API` files built from the catalog's MCP entries.
+    pub mcp: Arc<McpNamespace>,
     /// What the provider payload may carry.
     pub model_tools: Vec<ModelTool>,
     /// Their names, in order (telemetry's `visibleTools`).
@@ -30,9 +33,10 @@ pub fn plan_run(config: &CodeModeConfig, tools: &[ToolSpec], disable_tools: bool
     let toolless = disable_tools || tools.is_empty();
     let active = config.enabled && !toolless;
     let catalog = Arc::new(Catalog::build(if active { tools } else { &[] }));
+    let mcp = Arc::new(McpNamespace::build(&catalog));
     let description = exec_description(&DescriptionContext {
-        has_mcp: false,
-        mcp_servers: Vec::new(),
+        has_mcp: !mcp.is_empty(),
+        mcp_servers: mcp.server_identifiers(),
         namespaces: Vec::new(),
         languages: config.languages.clone(),
     });
@@ -49,6 +53,7 @@ pub fn plan_run(config: &CodeModeConfig, tools: &[ToolSpec], disable_tools: bool
     RunPlan {
         active,
         catalog,
+        mcp,
         model_tools,
         visible_tools,
         allowed_payload,

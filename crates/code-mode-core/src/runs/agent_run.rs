@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::host::Host;
 use crate::catalog::Catalog;
 use crate::config::CodeModeConfig;
+use crate::mcp::McpNamespace;
 use crate::result::{SourceCounts, Telemetry};
 use crate::sandbox::Toolbox;
 
@@ -34,12 +35,14 @@ impl AgentRun {
     pub fn new(
         config: Arc<CodeModeConfig>,
         catalog: Arc<Catalog>,
+        mcp: Arc<McpNamespace>,
         host: Arc<dyn Host>,
         visible_tools: Vec<String>,
         owner: RunOwner,
     ) -> Arc<Self> {
         let toolbox = Arc::new(Toolbox {
             catalog,
+            mcp,
             search_default_limit: config.search_default_limit as usize,
             max_search_limit: config.max_search_limit as usize,
             counters: Default::default(),

@@ -15,6 +15,16 @@ pub(super) fn define<'js>(
     target.prop(name, Property::from(value))
 }
 
+/// Defines `name` on `target` as a read-only, non-configurable, enumerable
+/// member: what `Object.keys` lists (the servers and tools under `MCP`).
+pub(super) fn define_listed<'js>(
+    target: &Object<'js>,
+    name: &str,
+    value: impl rquickjs::IntoJs<'js>,
+) -> rquickjs::Result<()> {
+    target.prop(name, Property::from(value).enumerable())
+}
+
 /// Non-extensible: with read-only, non-configurable members this is frozen.
 pub(super) fn seal(ctx: &Ctx<'_>, object: &Object<'_>) {
     // SAFETY: `object` is a live value of `ctx`; the call only flips a flag on it.

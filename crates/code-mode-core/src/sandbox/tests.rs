@@ -10,6 +10,7 @@ use crate::config::Language;
 fn toolbox() -> Arc<Toolbox> {
     Arc::new(Toolbox {
         catalog: Arc::new(Catalog::build(&[])),
+        mcp: Default::default(),
         search_default_limit: 8,
         max_search_limit: 50,
         counters: Default::default(),

@@ -1,11 +1,12 @@
-//! What the guest's `tools` global works with: the catalog of one agent run,
-//! its search limits and its counters. Built once per `prepareRun` and shared
+//! What the guest's `tools`, `MCP` and `API` globals work with: the catalog
+//! of one agent run, its MCP namespace, its search limits and its counters. Built once per `prepareRun` and shared
 //! read-only by every cell of that run.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use crate::catalog::Catalog;
+use crate::mcp::McpNamespace;
 
 /// Counters of one agent run (`telemetry` in every result), shared by all its
 /// cells.
@@ -21,6 +22,8 @@ pub struct Counters {
 #[derive(Debug)]
 pub struct Toolbox {
     pub catalog: Arc<Catalog>,
+    /// The `MCP` namespace and `API` files of the run.
+    pub mcp: Arc<McpNamespace>,
     pub search_default_limit: usize,
     pub max_search_limit: usize,
     pub counters: Counters,

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use code_mode_core::catalog::{Catalog, ToolSource, ToolSpec};
 use code_mode_core::config::{CodeModeConfig, Language};
 use code_mode_core::input::ExecInput;
+use code_mode_core::mcp::McpNamespace;
 use code_mode_core::runs::host::{CallKey, Dispatch, Host};
 use code_mode_core::runs::{AgentRun, Control, Engine, ExecRequest, RunOwner, WaitRequest};
 use serde_json::Value;
@@ -84,9 +85,12 @@ pub fn agent_run_with(
     config: &CodeModeConfig,
     tools: &[ToolSpec],
 ) -> Arc<AgentRun> {
+    let catalog = Arc::new(Catalog::build(tools));
+    let mcp = Arc::new(McpNamespace::build(&catalog));
     AgentRun::new(
         Arc::new(config.clone()),
-        Arc::new(Catalog::build(tools)),
+        catalog,
+        mcp,
         host,
         vec!["exec".into(), "wait".into()],
         owner(),

@@ -8,6 +8,7 @@ use rquickjs::{Ctx, Persistent, Promise, Value};
 use super::feed::settled_promise;
 use crate::catalog::{CatalogEntry, ToolSource};
 use crate::limits::{MAX_LEG_INPUT_BYTES, MAX_QUEUED_CALLS};
+use crate::mcp::InputRules;
 use crate::messages;
 use crate::sandbox::calls::{CallKey, GuestCall};
 use crate::sandbox::control::Stop;
@@ -16,15 +17,50 @@ use crate::sandbox::json::{to_json, ConvertError, Depth};
 use crate::sandbox::state::SharedState;
 use crate::sandbox::toolbox::Toolbox;
 
+/// One nested call as the guest made it.
+pub(super) struct Call<'a, 'js> {
+    pub entry: &'a CatalogEntry,
+    /// `pendingToolCalls[].method`: `call` (`tools.*`), `mcp` or `namespace`.
+    pub method: &'static str,
+    pub input: Option<Value<'js>>,
+    /// `MCP.<server>.<tool>`: the one-object rule, with the tool's defaults
+    /// and required keys.
+    pub mcp: Option<McpInput<'a>>,
+}
+
+impl<'a, 'js> Call<'a, 'js> {
+    /// `tools.call` or a convenience function.
+    pub fn catalog(entry: &'a CatalogEntry, input: Option<Value<'js>>) -> Self {
+        Call {
+            entry,
+            method: "call",
+            input,
+            mcp: None,
+        }
+    }
+}
+
+/// What an `MCP` call checks of its arguments.
+pub(super) struct McpInput<'a> {
+    pub rules: &'a InputRules,
+    /// The guest passed more than one argument.
+    pub extra_arguments: bool,
+}
+
 /// Makes the guest promise of a nested call and queues the call. A call that
 /// cannot be queued rejects its promise; a restart-safe refusal ends the run.
 pub(super) fn enqueue<'js>(
     ctx: &Ctx<'js>,
     state: &SharedState,
     toolbox: &Toolbox,
-    entry: &CatalogEntry,
-    input: Option<Value<'js>>,
+    call: Call<'_, 'js>,
 ) -> rquickjs::Result<Promise<'js>> {
+    let Call {
+        entry,
+        method,
+        input,
+        mcp,
+    } = call;
     let restart_safe = state.calls.borrow().restart_safe;
     if restart_safe && !(entry.replay_safe && entry.source == ToolSource::Openclaw) {
         return Err(terminate(ctx, &state.control(), Stop::RestartSafeTool));
@@ -32,9 +68,22 @@ pub(super) fn enqueue<'js>(
     if state.calls.borrow().waiting() >= MAX_QUEUED_CALLS {
         return settled_promise(ctx, Err(messages::TOO_MANY_QUEUED_CALLS.to_owned()));
     }
+    if mcp.as_ref().is_some_and(|mcp| mcp.extra_arguments) {
+        return settled_promise(ctx, Err(messages::MCP_ONE_OBJECT.to_owned()));
+    }
     let input = match input_json(ctx, state, input)? {
         Ok(input) => input,
         Err(message) => return settled_promise(ctx, Err(message)),
+    };
+    let input = match mcp {
+        None => input,
+        Some(_) if !input.starts_with('{') => {
+            return settled_promise(ctx, Err(messages::MCP_ONE_OBJECT.to_owned()))
+        }
+        Some(mcp) => match mcp.rules.apply(input) {
+            Ok(input) => input,
+            Err(message) => return settled_promise(ctx, Err(message)),
+        },
     };
     // Getters in the input may have queued calls of their own meanwhile.
     {
@@ -76,7 +125,7 @@ pub(super) fn enqueue<'js>(
             input,
             tool_call_id,
             parent_tool_call_id: parent,
-            method: "call",
+            method,
             in_flight: false,
             resolve: Persistent::save(ctx, resolve),
             reject: Persistent::save(ctx, reject),

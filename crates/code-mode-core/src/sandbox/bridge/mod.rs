@@ -1,5 +1,5 @@
 //! The guest's side of the bridge: `ALL_TOOLS`, `tools` (search, describe,
-//! call and convenience functions) and `yield_control`.
+//! call and convenience functions), `yield_control`, `MCP` and `API`.
 //!
 //! search and describe are answered here, on the worker. A call becomes a
 //! guest promise plus an entry in the run's [`CallTable`](super::calls::CallTable)
@@ -8,6 +8,7 @@
 
 mod enqueue;
 pub(super) mod feed;
+mod mcp;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -23,10 +24,10 @@ use super::toolbox::Toolbox;
 use crate::catalog::SearchLimit;
 use crate::limits::{MAX_QUERY_BYTES, MAX_QUEUED_CALLS, MAX_YIELD_REASON_BYTES};
 use crate::messages;
-use enqueue::enqueue;
+use enqueue::{enqueue, Call};
 use feed::settled_promise;
 
-/// Installs `ALL_TOOLS`, `tools` and `yield_control` for an agent run.
+/// Installs `ALL_TOOLS`, `tools`, `yield_control`, `MCP` and `API` for an agent run.
 pub(super) fn install<'js>(
     ctx: &Ctx<'js>,
     state: &SharedState,
@@ -45,7 +46,8 @@ pub(super) fn install<'js>(
     }
     freeze(ctx, &tools);
     define(&globals, "tools", tools)?;
-    define(&globals, "yield_control", yield_function(ctx, state)?)
+    define(&globals, "yield_control", yield_function(ctx, state)?)?;
+    mcp::install(ctx, state, toolbox)
 }
 
 /// `ALL_TOOLS`: the compact guest entries, each frozen, in a frozen array.
@@ -132,7 +134,7 @@ fn call_function<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result<F
             let toolbox = state.toolbox()?;
             toolbox.counters.call.fetch_add(1, Ordering::Relaxed);
             match toolbox.catalog.lookup(&needle) {
-                Ok(entry) => enqueue(&ctx, &state, &toolbox, entry, args.next()),
+                Ok(entry) => enqueue(&ctx, &state, &toolbox, Call::catalog(entry, args.next())),
                 Err(message) => settled_promise(&ctx, Err(message)),
             }
         },
@@ -152,7 +154,12 @@ fn convenience_function<'js>(
             let toolbox = state.toolbox()?;
             toolbox.counters.call.fetch_add(1, Ordering::Relaxed);
             match toolbox.catalog.lookup(&id) {
-                Ok(entry) => enqueue(&ctx, &state, &toolbox, entry, args.0.into_iter().next()),
+                Ok(entry) => enqueue(
+                    &ctx,
+                    &state,
+                    &toolbox,
+                    Call::catalog(entry, args.0.into_iter().next()),
+                ),
                 Err(message) => settled_promise(&ctx, Err(message)),
             }
         },

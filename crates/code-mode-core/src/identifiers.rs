@@ -1,0 +1,52 @@
+//! JavaScript identifiers the guest sees as property names: which names are
+//! identifiers, which are reserved, and which have a meaning of their own on
+//! any object. Shared by the convenience functions on `tools`, the `MCP`
+//! namespace and plugin namespaces.
+
+/// ECMAScript reserved words, strict-mode reserved words and the literals: a
+/// valid property name, but not a name a declaration can give a function.
+#[rustfmt::skip]
+pub const RESERVED_WORDS: [&str; 46] = [
+    "await", "break", "case", "catch", "class", "const", "continue", "debugger", "default",
+    "delete", "do", "else", "enum", "export", "extends", "false", "finally", "for", "function",
+    "if", "implements", "import", "in", "instanceof", "interface", "let", "new", "null", "package",
+    "private", "protected", "public", "return", "static", "super", "switch", "this", "throw",
+    "true", "try", "typeof", "var", "void", "while", "with", "yield",
+];
+
+/// Property names with a meaning of their own on any object: `__proto__`
+/// would replace a prototype, `constructor` and `prototype` would shadow what
+/// code expects there, and a function-valued `then` would make the object a
+/// thenable that `await` calls.
+pub const UNSAFE_PROPERTIES: [&str; 4] = ["__proto__", "constructor", "prototype", "then"];
+
+/// The globals code mode gives every cell (and `globalThis`, `console`).
+pub const CODE_MODE_GLOBALS: [&str; 10] = [
+    "ALL_TOOLS",
+    "API",
+    "MCP",
+    "console",
+    "globalThis",
+    "json",
+    "namespaces",
+    "text",
+    "tools",
+    "yield_control",
+];
+
+/// `[A-Za-z_$][A-Za-z0-9_$]*`.
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+pub fn is_reserved_word(name: &str) -> bool {
+    RESERVED_WORDS.contains(&name)
+}
+
+pub fn is_unsafe_property(name: &str) -> bool {
+    UNSAFE_PROPERTIES.contains(&name)
+}

@@ -1,0 +1,285 @@
+//! Building the namespace of one run from the MCP entries of its catalog:
+//! server and tool identifiers, input rules, declaration files, and the
+//! problems a gateway can fix.
+//!
+//! Identifiers do not depend on the order the gateway lists its tools in:
+//! servers are taken in the code-unit order of their names, the tools of a
+//! server in the order of their catalog ids.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::declarations;
+use super::input::InputRules;
+use super::names::{camel_case, Identifiers};
+use super::{ApiFile, McpNamespace, McpServer, McpTool, Operation, Refusal};
+use crate::catalog::{Catalog, CatalogEntry, ToolSource};
+use crate::messages;
+
+/// One server while it is built: its entries in id order.
+struct Pending<'a> {
+    server_name: &'a str,
+    entries: Vec<&'a CatalogEntry>,
+}
+
+/// The namespace of a run; empty (no servers, no files) without MCP tools.
+pub(super) fn build(catalog: &Catalog) -> McpNamespace {
+    let mut problems = Vec::new();
+    let mut by_server: BTreeMap<&str, Pending> = BTreeMap::new();
+    for entry in catalog
+        .entries()
+        .iter()
+        .filter(|e| e.source == ToolSource::Mcp)
+    {
+        match &entry.mcp {
+            Some(meta) => by_server
+                .entry(meta.server.as_str())
+                .or_insert_with(|| Pending {
+                    server_name: &meta.server,
+                    entries: Vec::new(),
+                })
+                .entries
+                .push(entry),
+            None => problems.push(format!(
+                "MCP tool \"{}\" ({}) has no mcp metadata, so it is not under MCP: give the run tool mcp.server and mcp.tool.",
+                entry.name, entry.id
+            )),
+        }
+    }
+    let mut server_ids = Identifiers::servers();
+    let mut servers = Vec::new();
+    let mut rules = Vec::new();
+    let mut refusals = Vec::new();
+    // BTreeMap order is byte order, which is code-unit order for these
+    // comparisons only when names are ASCII; sort again to be exact.
+    let mut pending: Vec<Pending> = by_server.into_values().collect();
+    pending.sort_by(|a, b| crate::catalog::cmp_code_units(a.server_name, b.server_name));
+    for mut server in pending {
+        let base = camel_case(server.server_name, "server");
+        let identifier = server_ids.claim(&base);
+        let mut notes = Vec::new();
+        if identifier != base {
+            notes.push(format!(
+                "This server ({}) is MCP.{identifier}: {base} is reserved or taken by another server.",
+                server.server_name
+            ));
+            problems.push(format!(
+                "MCP server \"{}\" is MCP.{identifier}: its identifier {base} is reserved or taken by another server.",
+                server.server_name
+            ));
+        }
+        server
+            .entries
+            .sort_by(|a, b| crate::catalog::cmp_code_units(&a.id, &b.id));
+        let mut built = ServerBuild {
+            identifier: &identifier,
+            tools: Vec::new(),
+            notes,
+            refusals: Vec::new(),
+            problems: &mut problems,
+            names: Identifiers::tools(),
+        };
+        for entry in &server.entries {
+            built.add(entry);
+        }
+        let ServerBuild {
+            mut tools,
+            notes,
+            refusals: server_refusals,
+            ..
+        } = built;
+        tools.sort_by(|a, b| crate::catalog::cmp_code_units(&a.0.method, &b.0.method));
+        let (tools, tool_rules): (Vec<McpTool>, Vec<InputRules>) = tools.into_iter().unzip();
+        let index = servers.len();
+        refusals.extend(server_refusals.into_iter().map(|(path, message)| Refusal {
+            server: index,
+            path,
+            message,
+        }));
+        rules.push(tool_rules);
+        servers.push(McpServer {
+            identifier,
+            server_name: server.server_name.to_owned(),
+            tools,
+            notes,
+        });
+    }
+    let files = files(&servers);
+    McpNamespace {
+        servers,
+        rules,
+        refusals,
+        files,
+        problems,
+    }
+}
+
+/// The tools of one server while they are placed.
+struct ServerBuild<'a, 'p> {
+    identifier: &'a str,
+    tools: Vec<(McpTool, InputRules)>,
+    notes: Vec<String>,
+    /// Functions that only say why they cannot be called: path and message.
+    refusals: Vec<(Vec<String>, String)>,
+    problems: &'p mut Vec<String>,
+    names: Identifiers,
+}
+
+impl ServerBuild<'_, '_> {
+    fn add(&mut self, entry: &CatalogEntry) {
+        let Some(meta) = &entry.mcp else { return };
+        let server = self.identifier;
+        let Some(operation) = Operation::parse(meta.operation.as_deref()) else {
+            let unknown = meta.operation.as_deref().unwrap_or_default();
+            let name = self.names.claim(&camel_case(&meta.tool, "tool"));
+            let call = format!("MCP.{server}.{name}");
+            self.notes.push(format!(
+                "{name} ({}) cannot be called: its mcp.operation \"{unknown}\" is not supported.",
+                meta.tool
+            ));
+            self.problems.push(format!(
+                "MCP tool \"{}\" ({}) has mcp.operation \"{unknown}\", which code mode does not support; {call} only reports this. Use tool, resources_list, resources_read, prompts_list or prompts_get.",
+                meta.tool, entry.id
+            ));
+            let message = messages::mcp_unsupported_operation(&call, &entry.id, unknown);
+            self.refusals.push((vec![name], message));
+            return;
+        };
+        let mut notes = Vec::new();
+        let path: Vec<String> = match operation.group_path() {
+            Some(group) => {
+                let method = group.join(".");
+                if self.tools.iter().any(|(tool, _)| tool.method == method) {
+                    self.notes.push(format!(
+                        "{} ({}) is left out: MCP.{server}.{method} already calls another tool.",
+                        meta.tool, entry.id
+                    ));
+                    self.problems.push(format!(
+                        "MCP tool \"{}\" ({}) is not under MCP: server \"{}\" already has a run tool with mcp.operation \"{}\"; keep one per server.",
+                        meta.tool, entry.id, meta.server, operation.as_str()
+                    ));
+                    return;
+                }
+                group.iter().map(|s| (*s).to_owned()).collect()
+            }
+            None => {
+                let base = camel_case(&meta.tool, "tool");
+                let name = self.names.claim(&base);
+                if name != base {
+                    notes.push(format!(
+                        "Called {name}, not {base}: {base} is reserved or taken by another tool of this server."
+                    ));
+                    self.problems.push(format!(
+                        "MCP tool \"{}\" ({}) is MCP.{server}.{name}: its identifier {base} is reserved or taken by another tool of the server.",
+                        meta.tool, entry.id
+                    ));
+                }
+                vec![name]
+            }
+        };
+        let method = path.join(".");
+        let rules = match schema_problem(entry) {
+            None => InputRules::of(&entry.parameters),
+            Some(problem) => {
+                notes.push(problem.note().to_owned());
+                self.problems.push(format!(
+                    "MCP tool \"{}\" ({}) {}; MCP.{server}.{method} passes its input object on unchecked. {}",
+                    meta.tool,
+                    entry.id,
+                    problem.what(),
+                    problem.fix()
+                ));
+                InputRules::default()
+            }
+        };
+        let tool = McpTool {
+            path,
+            method,
+            mcp_tool: meta.tool.clone(),
+            operation,
+            id: entry.id.clone(),
+            name: entry.name.clone(),
+            description: entry.description.clone(),
+            parameters: if entry.has_parameters {
+                entry.parameters.clone()
+            } else {
+                Value::Null
+            },
+            notes,
+        };
+        self.tools.push((tool, rules));
+    }
+}
+
+/// What is wrong with a tool's input schema, if anything.
+#[derive(Clone, Copy)]
+enum SchemaProblem {
+    Missing,
+    NotAnObject,
+}
+
+impl SchemaProblem {
+    fn what(self) -> &'static str {
+        match self {
+            Self::Missing => "has no input schema",
+            Self::NotAnObject => "has an input schema that does not describe an object",
+        }
+    }
+
+    fn fix(self) -> &'static str {
+        match self {
+            Self::Missing => "Pass the server's inputSchema as the run tool's parameters.",
+            Self::NotAnObject => "MCP input schemas are objects ({\"type\": \"object\", ...}); pass the server's inputSchema as the run tool's parameters.",
+        }
+    }
+
+    /// What the declaration says to the model.
+    fn note(self) -> &'static str {
+        match self {
+            Self::Missing => "The server gave no input schema: the input object is passed on as it is.",
+            Self::NotAnObject => "The server's input schema does not describe an object: the input object is passed on as it is.",
+        }
+    }
+}
+
+/// A schema is usable when it is an object whose `type`, if any, is or
+/// includes `"object"`.
+fn schema_problem(entry: &CatalogEntry) -> Option<SchemaProblem> {
+    if !entry.has_parameters {
+        return Some(SchemaProblem::Missing);
+    }
+    let Some(object) = entry.parameters.as_object() else {
+        return Some(SchemaProblem::NotAnObject);
+    };
+    match object.get("type") {
+        None => None,
+        Some(Value::String(kind)) if kind == "object" => None,
+        Some(Value::Array(kinds)) if kinds.iter().any(|kind| kind == "object") => None,
+        Some(_) => Some(SchemaProblem::NotAnObject),
+    }
+}
+
+/// `mcp/index.d.ts`, then one `mcp/<identifier>.d.ts` per server.
+fn files(servers: &[McpServer]) -> Vec<ApiFile> {
+    if servers.is_empty() {
+        return Vec::new();
+    }
+    let mut files = vec![ApiFile::new(
+        "mcp/index.d.ts".to_owned(),
+        "The MCP namespace: every visible server, with a reference to its file.".to_owned(),
+        declarations::index_file(servers),
+    )];
+    for server in servers {
+        let tools: Vec<&McpTool> = server.tools.iter().collect();
+        files.push(ApiFile::new(
+            format!("mcp/{}.d.ts", server.identifier),
+            format!(
+                "The MCP server {}: its tools as functions of MCP.{}.",
+                server.server_name, server.identifier
+            ),
+            declarations::server_declaration(server, &tools),
+        ));
+    }
+    files
+}

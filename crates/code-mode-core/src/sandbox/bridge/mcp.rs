@@ -1,0 +1,224 @@
+//! The guest's `MCP` and `API` globals (`docs/mcp.md`).
+//!
+//! `MCP.<server>.<tool>(input)` is a nested call like `tools.call`, checked
+//! first against the tool's input rules. `MCP.$api`, `MCP.<server>.$api`,
+//! `API.list` and `API.read` are answered here, on the worker, from what the
+//! run's namespace built once; `API.*` are synchronous.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use rquickjs::function::Rest;
+use rquickjs::{Ctx, Function, Object, Promise, Value};
+
+use super::enqueue::{enqueue, Call, McpInput};
+use super::feed::settled_promise;
+use super::text_argument;
+use crate::mcp::McpNamespace;
+use crate::messages;
+use crate::sandbox::js::{define, define_listed, freeze, plain_error};
+use crate::sandbox::state::SharedState;
+use crate::sandbox::toolbox::Toolbox;
+
+/// Installs `MCP` and `API`; both exist in every cell (empty without MCP tools).
+pub(super) fn install<'js>(
+    ctx: &Ctx<'js>,
+    state: &SharedState,
+    toolbox: &Arc<Toolbox>,
+) -> rquickjs::Result<()> {
+    let globals = ctx.globals();
+    define(&globals, "API", api_object(ctx, state)?)?;
+    define(&globals, "MCP", mcp_object(ctx, state, &toolbox.mcp)?)
+}
+
+/// `MCP`: `$api` and one frozen object per server.
+fn mcp_object<'js>(
+    ctx: &Ctx<'js>,
+    state: &SharedState,
+    namespace: &McpNamespace,
+) -> rquickjs::Result<Object<'js>> {
+    let root = Object::new(ctx.clone())?;
+    define_listed(
+        &root,
+        "$api",
+        root_api_function(ctx, state)?.with_name("$api")?,
+    )?;
+    for (s, server) in namespace.servers.iter().enumerate() {
+        let object = Object::new(ctx.clone())?;
+        define_listed(
+            &object,
+            "$api",
+            server_api_function(ctx, state, s)?.with_name("$api")?,
+        )?;
+        let mut groups: Vec<(String, Object<'js>)> = Vec::new();
+        for (t, tool) in server.tools.iter().enumerate() {
+            let function = tool_function(ctx, state, s, t)?;
+            match tool.path.as_slice() {
+                [name] => define_listed(&object, name, function.with_name(name.as_str())?)?,
+                [group, name] => {
+                    let target = match groups.iter().find(|(g, _)| g == group) {
+                        Some((_, target)) => target.clone(),
+                        None => {
+                            let target = Object::new(ctx.clone())?;
+                            groups.push((group.clone(), target.clone()));
+                            target
+                        }
+                    };
+                    define_listed(&target, name, function.with_name(name.as_str())?)?;
+                }
+                _ => {}
+            }
+        }
+        for refusal in namespace.refusals.iter().filter(|r| r.server == s) {
+            if let [name] = refusal.path.as_slice() {
+                let function = refusal_function(ctx, refusal.message.clone())?;
+                define_listed(&object, name, function.with_name(name.as_str())?)?;
+            }
+        }
+        for (group, target) in groups {
+            freeze(ctx, &target);
+            define_listed(&object, &group, target)?;
+        }
+        freeze(ctx, &object);
+        define_listed(&root, &server.identifier, object)?;
+    }
+    freeze(ctx, &root);
+    Ok(root)
+}
+
+/// `MCP.<server>.<tool>(input)`: a nested call to the tool's exact catalog id.
+fn tool_function<'js>(
+    ctx: &Ctx<'js>,
+    state: &SharedState,
+    server: usize,
+    tool: usize,
+) -> rquickjs::Result<Function<'js>> {
+    let state = state.clone();
+    Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<Promise<'js>> {
+            let toolbox = state.toolbox()?;
+            let namespace = &toolbox.mcp;
+            let found = namespace
+                .servers
+                .get(server)
+                .and_then(|s| s.tools.get(tool))
+                .zip(namespace.rules(server, tool))
+                .and_then(|(tool, rules)| Some((toolbox.catalog.exact(&tool.id)?, rules)));
+            let Some((entry, rules)) = found else {
+                return settled_promise(&ctx, Err(messages::INTERNAL.to_owned()));
+            };
+            toolbox.counters.call.fetch_add(1, Ordering::Relaxed);
+            let extra_arguments = args.0.len() > 1;
+            let call = Call {
+                entry,
+                method: "mcp",
+                input: args.0.into_iter().next(),
+                mcp: Some(McpInput {
+                    rules,
+                    extra_arguments,
+                }),
+            };
+            enqueue(&ctx, &state, &toolbox, call)
+        },
+    )
+}
+
+/// A function that only says why it cannot be called.
+fn refusal_function<'js>(ctx: &Ctx<'js>, message: String) -> rquickjs::Result<Function<'js>> {
+    Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>| -> rquickjs::Result<Promise<'js>> {
+            settled_promise(&ctx, Err(message.clone()))
+        },
+    )
+}
+
+/// `MCP.$api()`.
+fn root_api_function<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result<Function<'js>> {
+    let state = state.clone();
+    Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>| -> rquickjs::Result<Promise<'js>> {
+            let toolbox = state.toolbox()?;
+            settled_promise(&ctx, Ok(toolbox.mcp.root_api()))
+        },
+    )
+}
+
+/// `MCP.<server>.$api(selector?, {schema?})`.
+fn server_api_function<'js>(
+    ctx: &Ctx<'js>,
+    state: &SharedState,
+    server: usize,
+) -> rquickjs::Result<Function<'js>> {
+    let state = state.clone();
+    Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<Promise<'js>> {
+            let mut args = args.0.into_iter();
+            let (selector, options) = (args.next(), args.next());
+            let selector = match text_argument(&ctx, selector.as_ref()) {
+                Ok(selector) => selector,
+                Err(error) => return super::rejected_by_guest(&ctx, &state, error),
+            };
+            let schema = match options.and_then(|options| options.into_object()) {
+                Some(options) => options.get::<_, Value>("schema")?.as_bool() == Some(true),
+                None => false,
+            };
+            let toolbox = state.toolbox()?;
+            let answer = toolbox.mcp.server_api(server, Some(&selector), schema);
+            settled_promise(&ctx, answer)
+        },
+    )
+}
+
+/// `API`: `list(prefix?)` and `read(path)`, synchronous.
+fn api_object<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result<Object<'js>> {
+    let api = Object::new(ctx.clone())?;
+    let list_state = state.clone();
+    let list = Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<Value<'js>> {
+            let prefix = match args.0.first() {
+                None => None,
+                Some(value) if value.is_undefined() || value.is_null() => None,
+                Some(value) if value.is_string() => Some(text_argument(&ctx, Some(value))?),
+                Some(_) => return Err(throw(&ctx, messages::API_PREFIX_NOT_STRING)),
+            };
+            let toolbox = list_state.toolbox()?;
+            answer(&ctx, toolbox.mcp.api_list(prefix.as_deref()))
+        },
+    )?;
+    let read_state = state.clone();
+    let read = Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<Value<'js>> {
+            let path = match args.0.first() {
+                Some(value) if value.is_string() => text_argument(&ctx, Some(value))?,
+                _ => return Err(throw(&ctx, messages::API_PATH_NOT_STRING)),
+            };
+            let toolbox = read_state.toolbox()?;
+            answer(&ctx, toolbox.mcp.api_read(&path))
+        },
+    )?;
+    define_listed(&api, "list", list.with_name("list")?)?;
+    define_listed(&api, "read", read.with_name("read")?)?;
+    freeze(ctx, &api);
+    Ok(api)
+}
+
+/// The answer's JSON as a value, or its message thrown as a plain `Error`.
+fn answer<'js>(ctx: &Ctx<'js>, answer: Result<String, String>) -> rquickjs::Result<Value<'js>> {
+    match answer {
+        Ok(json) => ctx.json_parse(json),
+        Err(message) => Err(throw(ctx, &message)),
+    }
+}
+
+fn throw(ctx: &Ctx<'_>, message: &str) -> rquickjs::Error {
+    match plain_error(ctx, message) {
+        Ok(error) => ctx.throw(error),
+        Err(error) => error,
+    }
+}
