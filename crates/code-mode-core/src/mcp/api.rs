@@ -144,7 +144,16 @@ impl McpNamespace {
             "kind": "mcp_api",
             "scope": scope,
             "server": {"identifier": server.identifier, "serverName": server.server_name},
-            "header": declarations::server_declaration(server, &tools),
+            "header": match selector {
+                // The whole server: its file, rendered once per run.
+                None => self
+                    .files
+                    .iter()
+                    .find(|file| file.path == format!("mcp/{}.d.ts", server.identifier))
+                    .map(|file| file.content.clone())
+                    .unwrap_or_else(|| declarations::server_declaration(server, &tools)),
+                Some(_) => declarations::server_declaration(server, &tools),
+            },
             "tools": listed,
         });
         if schema {

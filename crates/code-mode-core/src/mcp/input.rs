@@ -7,7 +7,6 @@
 
 use std::collections::HashSet;
 
-use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use crate::messages;
@@ -55,12 +54,10 @@ impl InputRules {
         if self.required.is_empty() && self.defaults.is_empty() {
             return Ok(input);
         }
-        let keys: HashSet<String> =
-            match serde_json::from_str::<std::collections::HashMap<String, IgnoredAny>>(&input) {
-                Ok(members) => members.into_keys().collect(),
-                // Not an object: nothing to add to; the sandbox never sends one.
-                Err(_) => return Ok(input),
-            };
+        // Not an object: nothing to add to (the sandbox never sends one).
+        let Some(keys) = top_level_keys(&input) else {
+            return Ok(input);
+        };
         let mut out = input;
         let mut added = Vec::new();
         for (key, default) in &self.defaults {
@@ -88,6 +85,71 @@ impl InputRules {
             Ok(out)
         } else {
             Err(messages::mcp_missing_arguments(&missing))
+        }
+    }
+}
+
+/// The keys of a compact JSON object, read without recursion: values are
+/// skipped by counting brackets, so an input nested 1000 levels deep (the
+/// most a tool input may) costs one pass and no stack. `None` when the text
+/// is not the compact object the sandbox writes.
+fn top_level_keys(json: &str) -> Option<HashSet<String>> {
+    let bytes = json.as_bytes();
+    let mut keys = HashSet::new();
+    if bytes.first() != Some(&b'{') {
+        return None;
+    }
+    let mut at = 1;
+    if bytes.get(at) == Some(&b'}') {
+        return (at + 1 == bytes.len()).then_some(keys);
+    }
+    loop {
+        let key_end = string_end(bytes, at)?;
+        keys.insert(serde_json::from_str::<String>(json.get(at..key_end)?).ok()?);
+        if bytes.get(key_end) != Some(&b':') {
+            return None;
+        }
+        at = value_end(bytes, key_end + 1)?;
+        match bytes.get(at)? {
+            b',' => at += 1,
+            b'}' if at + 1 == bytes.len() => return Some(keys),
+            _ => return None,
+        }
+    }
+}
+
+/// Just past the JSON string starting at `at`.
+fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    if bytes.get(at) != Some(&b'"') {
+        return None;
+    }
+    let mut at = at + 1;
+    loop {
+        match *bytes.get(at)? {
+            b'\\' => at += 2,
+            b'"' => return Some(at + 1),
+            _ => at += 1,
+        }
+    }
+}
+
+/// The offset of the `,` or `}` that ends the member value starting at `at`.
+fn value_end(bytes: &[u8], mut at: usize) -> Option<usize> {
+    let start = at;
+    let mut depth = 0usize;
+    loop {
+        match *bytes.get(at)? {
+            b'"' => at = string_end(bytes, at)?,
+            b'{' | b'[' => {
+                depth += 1;
+                at += 1;
+            }
+            b'}' | b']' if depth > 0 => {
+                depth -= 1;
+                at += 1;
+            }
+            b',' | b'}' | b']' if depth == 0 => return (at > start).then_some(at),
+            _ => at += 1,
         }
     }
 }
@@ -154,6 +216,37 @@ mod tests {
         assert_eq!(
             rules.apply(r#"{"a\"b":1,"\u00e9":2}"#.into()),
             Ok(r#"{"a\"b":1,"\u00e9":2}"#.into())
+        );
+    }
+
+    #[test]
+    fn keys_are_read_past_values_of_any_depth() {
+        let deep = format!("{}1{}", "[".repeat(5000), "]".repeat(5000));
+        let json = format!(
+            r#"{{"a":{deep},"b":"}},\"{{","c":{{"d":[1,{{"e":2}}]}},"f":-1.5e3,"g":null}}"#
+        );
+        let keys = top_level_keys(&json).unwrap();
+        let mut keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        keys.sort();
+        assert_eq!(keys, ["a", "b", "c", "f", "g"]);
+        assert_eq!(top_level_keys("{}").unwrap().len(), 0);
+        for bad in [
+            "[1]",
+            "{\"a\"}",
+            "{\"a\":1",
+            "{\"a\":1]",
+            "",
+            "{a:1}",
+            "{\"a\":}",
+            "{}x",
+            "{\"a\":1}x",
+        ] {
+            assert!(top_level_keys(bad).is_none(), "{bad}");
+        }
+        let rules = rules(json!({"required": ["a", "z"]}));
+        assert_eq!(
+            rules.apply(json),
+            Err("Missing required MCP namespace argument: z".into())
         );
     }
 
