@@ -1,13 +1,27 @@
 // Runs real code-mode cells end to end against real in-process tools that read
-// a folder this demo creates. `npm run demo` runs the built-in cells;
-// `npm run demo -- '<code>'` runs your own JavaScript cell against the same tools.
+// a folder this demo creates, and a real MCP server (the reference
+// `@modelcontextprotocol/server-everything`, a dev dependency) over stdio,
+// whose tools the cells reach as `MCP.everything.<tool>`. `npm run demo` runs
+// the built-in cells; `npm run demo -- '<code>'` runs your own JavaScript cell
+// against the same tools. examples/mcp.mjs shows the MCP side in more detail.
+import { readFileSync } from 'node:fs'
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+
 const require = createRequire(import.meta.url)
 const { createCodeMode, nestedCallTranscript } = require('../index.js')
+
+// The MCP server, as a child process the MCP client talks to over stdio.
+const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json')
+const serverScript = path.join(path.dirname(manifest), JSON.parse(readFileSync(manifest, 'utf8')).bin['mcp-server-everything'])
+const mcpClient = new Client({ name: 'code-mode-demo', version: '1.0.0' })
+await mcpClient.connect(new StdioClientTransport({ command: process.execPath, args: [serverScript, 'stdio'], stderr: 'ignore' }))
+const { tools: mcpServerTools } = await mcpClient.listTools()
 
 // A small workspace for the tools to read.
 const root = await mkdtemp(path.join(tmpdir(), 'code-mode-demo-'))
@@ -46,6 +60,15 @@ const tools = [
   },
   { name: 'delete_file', description: 'Delete a file (denied by policy in this demo)', source: 'openclaw' },
   { name: 'screenshot', description: 'Take a screenshot (direct-only: stays model-visible)', source: 'openclaw', directOnly: true },
+  // The MCP server's tools: hidden from tools.*, callable as MCP.everything.<tool>.
+  ...mcpServerTools.map((tool) => ({
+    name: `everything__${tool.name}`,
+    description: tool.description ?? '',
+    parameters: tool.inputSchema,
+    source: 'mcp',
+    sourceName: 'everything',
+    mcp: { server: 'everything', tool: tool.name },
+  })),
 ]
 
 const implementations = {
@@ -59,6 +82,10 @@ const implementations = {
 
 // The gateway's executor: policy first (a hook that denies), then the tool.
 async function executeTool(call) {
+  if (call.id.startsWith('mcp:everything:')) {
+    // The MCP request is cancelled if the exec is aborted.
+    return mcpClient.callTool({ name: call.id.slice('mcp:everything:'.length), arguments: call.input }, undefined, { signal: call.signal })
+  }
   if (call.name === 'delete_file') throw new Error('delete_file is denied by policy')
   const implementation = implementations[call.name]
   if (!implementation) throw new Error(`no such tool: ${call.name}`)
@@ -71,6 +98,7 @@ const run = codeMode.prepareRun({ runId: 'demo-run', sessionId: 'demo-session', 
 
 console.log('model-visible tools:', run.modelTools.map((t) => t.name).join(', '))
 console.log('hidden catalog:', run.catalog.map((t) => t.id).join(', '))
+console.log('MCP servers:', run.modelTools[0].description.match(/MCP servers: (.*)/)?.[1], `(${mcpServerTools.length} tools under MCP.everything)`)
 
 const cells = process.argv[2]
   ? [{ title: 'your cell', input: { code: process.argv[2] } }]
@@ -87,7 +115,14 @@ const files = await Promise.all(names.map((name) => tools.call(reader.id, { path
 const info = await tools.call('openclaw:files-plugin:file_info', { path: 'notes.txt' })
 let denied
 try { await tools.delete_file({ path: 'notes.txt' }) } catch (error) { denied = error.message }
-return { files: files.map((f) => ({ path: f.path, lines: f.text.split('\\n').length })), notesBytes: info.bytes, denied }`,
+const [mcpFile] = API.list('mcp/').files.filter((f) => f.path !== 'mcp/index.d.ts')
+const sum = await MCP.everything.getSum({ a: info.bytes, b: files.length })
+return {
+  files: files.map((f) => ({ path: f.path, lines: f.text.split('\\n').length })),
+  notesBytes: info.bytes,
+  denied,
+  mcp: { declarations: mcpFile.path, sum: sum.content[0].text },
+}`,
         },
       },
       {
@@ -136,4 +171,5 @@ const telemetry = (await run.exec({ code: 'return null' })).telemetry
 console.log(`\ntelemetry: ${JSON.stringify(telemetry)}`)
 console.log(`the Node event loop ticked ${ticks} times while the cells ran`)
 await codeMode.close()
+await mcpClient.close()
 await rm(root, { recursive: true, force: true })
