@@ -179,7 +179,8 @@ impl ServerBuild<'_, '_> {
             }
         };
         let method = path.join(".");
-        let rules = match schema_problem(entry) {
+        let problem = schema_problem(entry);
+        let rules = match problem {
             None => InputRules::of(&entry.parameters),
             Some(problem) => {
                 notes.push(problem.note().to_owned());
@@ -206,6 +207,7 @@ impl ServerBuild<'_, '_> {
             } else {
                 Value::Null
             },
+            object_schema: problem.is_none(),
             notes,
         };
         self.tools.push((tool, rules));

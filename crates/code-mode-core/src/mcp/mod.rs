@@ -93,6 +93,9 @@ pub struct McpTool {
     /// The input JSON Schema as the gateway gave it; `Value::Null` when the
     /// tool has none.
     pub parameters: Value,
+    /// Whether `parameters` describes an object; when not, the input goes out
+    /// unchecked and the declaration says so instead of rendering it.
+    pub object_schema: bool,
     /// What the model should know that the schema does not say (a renamed
     /// identifier, a missing or unusable schema), one sentence each; the
     /// declarations put them in the tool's comment.

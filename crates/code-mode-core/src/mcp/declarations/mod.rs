@@ -1,25 +1,212 @@
 //! TypeScript-style declarations of the `MCP` namespace: `mcp/index.d.ts`,
-//! one `mcp/<server>.d.ts` per server, and the headers `$api` returns.
+//! one `mcp/<server>.d.ts` per server, and the headers `$api` returns
+//! (`docs/mcp.md`, "What the declarations express").
+//!
+//! A server file stands alone: it declares the two result interfaces it uses
+//! (interfaces with the same members in every file, which TypeScript merges,
+//! so server files also compile together) and one `declare namespace
+//! MCP.<server>` block. Each tool is a function of one
+//! input object whose type comes from the tool's JSON Schema ([`schema`],
+//! [`shape`]); its comment carries the description, `@param` lines, the
+//! notes code mode has about the tool, and what the schema says that the
+//! type cannot.
 
-use super::{McpServer, McpTool};
+mod lost;
+mod schema;
+mod shape;
+#[cfg(test)]
+mod tests;
+mod text;
+mod ty;
 
-/// Placeholder until the renderer lands (branch `mcp-declarations`).
+use super::{McpServer, McpTool, Operation};
+use schema::Writer;
+
+/// The types every server file uses, declared at its top.
+const RESULT_TYPES: &str = "\
+interface McpApiHeader {
+  kind: \"mcp_api\";
+  scope: \"root\" | \"server\" | \"tool\";
+  header: string;
+  servers?: { identifier: string; serverName: string; toolCount: number }[];
+  server?: { identifier: string; serverName: string };
+  tools?: { method: string; path: string[]; mcpTool: string; operation: string; description: string }[];
+  schemas?: Record<string, unknown>;
+  note?: string;
+}
+
+interface McpToolResult {
+  content?: unknown[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+";
+
+const SERVER_API: &str = "  /** Return this TypeScript-style API header. */
+  function $api(toolName?: string, options?: { schema?: boolean }): Promise<McpApiHeader>;
+";
+
+/// The groups of resource and prompt operations, in file order.
+const GROUPS: [&str; 2] = ["resources", "prompts"];
+
+/// The declaration file of `server`, with only `tools` (all of the server's
+/// for its file, the selected ones for a `$api(selector)` answer).
 pub fn server_declaration(server: &McpServer, tools: &[&McpTool]) -> String {
-    let names: Vec<&str> = tools.iter().map(|t| t.method.as_str()).collect();
+    let mut out = String::from(RESULT_TYPES);
+    out.push('\n');
+    let mut lines = vec![format!(
+        "The MCP server {}: call its tools as MCP.{}.<tool>({{ ... }}).",
+        text::quoted(&server.server_name),
+        server.identifier
+    )];
+    lines.extend(
+        server
+            .notes
+            .iter()
+            .map(|n| text::one_line(n, text::LINE_CHARS)),
+    );
+    out.push_str(&text::doc_comment("", &lines));
+    out.push_str(&format!("declare namespace MCP.{} {{\n", server.identifier));
+    out.push_str(SERVER_API);
+    for tool in tools.iter().filter(|t| t.operation == Operation::Tool) {
+        out.push('\n');
+        out.push_str(&function(server, tool, "  "));
+    }
+    for group in GROUPS {
+        let members: Vec<&&McpTool> = tools
+            .iter()
+            .filter(|t| {
+                t.operation != Operation::Tool && t.path.first().is_some_and(|g| g == group)
+            })
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("\n  namespace {group} {{\n"));
+        for (n, tool) in members.into_iter().enumerate() {
+            if n > 0 {
+                out.push('\n');
+            }
+            out.push_str(&function(server, tool, "    "));
+        }
+        out.push_str("  }\n");
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// The root declaration: `MCP.$api()` and each server's namespace.
+pub fn root_header(servers: &[McpServer]) -> String {
+    let mut out = String::from("declare const MCP: {\n");
+    out.push_str("  /** List the MCP servers; MCP.<server>.$api() describes one. */\n");
+    out.push_str("  $api(): Promise<McpApiHeader>;\n");
+    for server in servers {
+        out.push_str(&format!(
+            "  /** The MCP server {} ({}). */\n  readonly {id}: typeof MCP.{id};\n",
+            text::comment_safe(&text::quoted(&server.server_name)),
+            tool_count(server.tools.len()),
+            id = server.identifier
+        ));
+    }
+    out.push_str("};\n");
+    out
+}
+
+/// `mcp/index.d.ts`: a reference to each server file, then the root.
+pub fn index_file(servers: &[McpServer]) -> String {
+    let mut out = String::new();
+    for server in servers {
+        out.push_str(&format!(
+            "/// <reference path=\"./{}.d.ts\" />\n",
+            server.identifier
+        ));
+    }
+    out.push('\n');
+    out.push_str(&root_header(servers));
+    out
+}
+
+fn tool_count(count: usize) -> String {
+    match count {
+        1 => "1 tool".to_owned(),
+        n => format!("{n} tools"),
+    }
+}
+
+/// One tool as a function declaration at `indent`, with its comment.
+fn function(server: &McpServer, tool: &McpTool, indent: &str) -> String {
+    let method = text::quoted(&tool.method);
+    let api = format!("MCP.{}.$api({method}", server.identifier);
+    let mut sections: Vec<Vec<String>> = Vec::new();
+    sections.push(text::description_lines(
+        &tool.description,
+        &format!("{api}) has the whole description"),
+    ));
+    sections.push(
+        tool.notes
+            .iter()
+            .map(|n| text::one_line(n, text::LINE_CHARS))
+            .collect(),
+    );
+    let input = if tool.object_schema {
+        let mut writer = Writer::new(&tool.parameters);
+        let ty = writer.input(indent.len());
+        sections.push(lost_lines(&writer, &api));
+        sections.push(
+            writer
+                .params
+                .iter()
+                .map(|(key, note)| format!("@param {key} {note}"))
+                .collect(),
+        );
+        let optional = if writer.input_required { "" } else { "?" };
+        format!("input{optional}: {}", ty.text)
+    } else {
+        "input?: Record<string, unknown>".to_owned()
+    };
+    let mut lines: Vec<String> = Vec::new();
+    for section in sections.into_iter().filter(|s| !s.is_empty()) {
+        if !lines.is_empty() {
+            lines.push(String::new());
+        }
+        lines.extend(section);
+    }
+    let name = tool.path.last().map_or("tool", String::as_str);
     format!(
-        "declare namespace MCP.{} {{ /* {} */ }}",
-        server.identifier,
-        names.join(", ")
+        "{}{indent}function {name}({input}): Promise<{}>;\n",
+        text::doc_comment(indent, &lines),
+        result_type(tool.operation)
     )
 }
 
-/// Placeholder until the renderer lands.
-pub fn root_header(servers: &[McpServer]) -> String {
-    let names: Vec<&str> = servers.iter().map(|s| s.identifier.as_str()).collect();
-    format!("declare const MCP: {{ {} }};", names.join(", "))
+/// What a call resolves to, as MCP answers each operation.
+fn result_type(operation: Operation) -> &'static str {
+    match operation {
+        Operation::Tool => "McpToolResult",
+        Operation::ResourcesList => "{ resources?: unknown[]; nextCursor?: string }",
+        Operation::ResourcesRead => "{ contents?: unknown[] }",
+        Operation::PromptsList => "{ prompts?: unknown[]; nextCursor?: string }",
+        Operation::PromptsGet => "{ description?: string; messages?: unknown[] }",
+    }
 }
 
-/// Placeholder until the renderer lands.
-pub fn index_file(servers: &[McpServer]) -> String {
-    root_header(servers)
+/// The comment lines that list what the types leave out.
+fn lost_lines(writer: &Writer, api: &str) -> Vec<String> {
+    if writer.lost.is_empty() && !writer.cut {
+        return Vec::new();
+    }
+    let mut lines = vec![format!(
+        "Not expressed in these types ({api}, {{ schema: true }}) has the full schema):"
+    )];
+    for lost in &writer.lost {
+        lines.push(format!("- {}: {}", lost.path, lost.what.join(", ")));
+    }
+    if writer.more_lost > 0 {
+        lines.push(format!("- and {} more", writer.more_lost));
+    }
+    if writer.cut {
+        lines.push("- the schema is larger or deeper than this declaration shows".to_owned());
+    }
+    lines
 }
