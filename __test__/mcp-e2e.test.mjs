@@ -4,7 +4,9 @@
 // `mcp:` catalog ids to that client, like a gateway does. Everything else in
 // the run (core, plugin, client and direct-only tools) is in-process.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -307,6 +309,42 @@ return {
   })
 })
 
+/**
+ * The server file as a model reads it is also valid TypeScript: it compiles
+ * under --strict with a program that calls the real tools the way the
+ * declarations say, and a call that leaves out a required key does not.
+ */
+function typeCheck(declarations) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'code-mode-dts-'))
+  try {
+    writeFileSync(path.join(dir, `${SERVER}.d.ts`), declarations)
+    writeFileSync(
+      path.join(dir, 'use.ts'),
+      `export async function use(): Promise<unknown[]> {
+  const sum: McpToolResult = await MCP.${SERVER}.getSum({ a: 1, b: 2 })
+  // @ts-expect-error b is required
+  await MCP.${SERVER}.getSum({ a: 1 })
+  // @ts-expect-error messageType is one of three literals
+  await MCP.${SERVER}.getAnnotatedMessage({ messageType: 'loud' })
+  const read = await MCP.${SERVER}.resources.read({ uri: 'demo://resource/static/document/architecture.md' })
+  const prompt = await MCP.${SERVER}.prompts.get({ name: 'args-prompt', arguments: { city: 'Lisbon' } })
+  const header: McpApiHeader = await MCP.${SERVER}.$api('getSum', { schema: true })
+  return [sum.content, read.contents, prompt.messages, header.schemas]
+}
+`,
+    )
+    const tsc = path.join(path.dirname(require.resolve('typescript/package.json')), 'bin', 'tsc')
+    const args = ['--noEmit', '--strict', '--target', 'es2022', '--lib', 'es2022', '--types', '', '--module', 'esnext', path.join(dir, `${SERVER}.d.ts`), path.join(dir, 'use.ts')]
+    try {
+      execFileSync(process.execPath, [tsc, ...args], { encoding: 'utf8', stdio: 'pipe' })
+    } catch (error) {
+      assert.fail(`tsc rejected the declarations:\n${error.stdout}${error.stderr}\n${declarations}`)
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 describe('declarations and $api, answered without a tool call', () => {
   test('API.list and API.read serve mcp/index.d.ts and the server file', async () => {
     const { run, calls, events } = prepare()
@@ -349,6 +387,7 @@ return {
     assert.match(server.content, /\bresources\b/)
     assert.match(server.content, /\bprompts\b/)
     assert.doesNotMatch(server.content, new RegExp(`\\b${camel(DENIED_MCP_TOOL)}\\b`))
+    typeCheck(server.content)
     assert.equal(result.unknown.plainError, true)
     assert.equal(result.unknown.error, 'Unknown API file: mcp/nope.d.ts. API.list() lists the files.')
     assert.match(result.dotdot.error, /^API path mcp\/\.\.\/mcp\/index\.d\.ts is not allowed/)

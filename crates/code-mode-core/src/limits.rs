@@ -120,3 +120,16 @@ pub const MAX_REWRITTEN_CONSTRUCTS: usize = 500;
 /// blocks with a `let E` took 0.3 s). This allows about 1400 declarations of
 /// one name. Cells that are only stripped are not bounded by it.
 pub const MAX_SAME_NAME_PAIRS: u64 = 1_000_000;
+
+/// MCP declarations, per tool: schema nodes the renderer visits. Past it (a
+/// `$ref` graph that multiplies, say) the rest of the type is `unknown` and
+/// the tool's comment says the schema is larger than shown.
+pub const DECLARATION_NODES: usize = 4096;
+/// MCP declarations, per tool: schemas nested inside one another (a `$ref`
+/// counts as a level); deeper ones are `unknown` with a note.
+pub const DECLARATION_DEPTH: usize = 16;
+/// MCP declarations, per tool: bytes of type text and `@param` text.
+pub const DECLARATION_TYPE_BYTES: usize = 16 * 1024;
+/// MCP declarations, per tool: paths whose lost schema features its comment
+/// lists; the rest are counted (`- and N more`).
+pub const DECLARATION_LOST_PATHS: usize = 24;

@@ -1,24 +1,14 @@
 //! What a schema says that its type cannot: each such keyword is a line
 //! under the path of the value it constrains, listed in the tool's comment so
 //! that the model knows to ask `$api(name, { schema: true })`.
-
 use serde_json::{Map, Value};
 
-use super::schema::{Writer, MAX_LOST_PATHS};
 use super::text;
+use super::writer::{Lost, Writer};
+use crate::limits::DECLARATION_LOST_PATHS as MAX_LOST_PATHS;
 
 /// Characters of a property key shown in a lost path.
 const PATH_KEY_CHARS: usize = 40;
-
-/// What one path's schema says that its type does not.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Lost {
-    /// `(input)`, `owner`, `options.depth`, `edits[]`, `tags[0]`, `env.*`,
-    /// `filter (option 2)`.
-    pub path: String,
-    pub what: Vec<String>,
-}
-
 /// The keywords a type cannot express, and how a lost line names them.
 const CONSTRAINTS: [&str; 26] = [
     "pattern",

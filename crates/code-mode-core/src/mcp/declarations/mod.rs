@@ -5,22 +5,26 @@
 //! A server file stands alone: it declares the two result interfaces it uses
 //! (interfaces with the same members in every file, which TypeScript merges,
 //! so server files also compile together) and one `declare namespace
-//! MCP.<server>` block. Each tool is a function of one
-//! input object whose type comes from the tool's JSON Schema ([`schema`],
-//! [`shape`]); its comment carries the description, `@param` lines, the
-//! notes code mode has about the tool, and what the schema says that the
-//! type cannot.
+//! MCP.<server>` block. Each tool is a function of one input object whose
+//! type comes from the tool's JSON Schema (`render.rs`); its comment carries
+//! the description, `@param` lines, the notes code mode has about the tool,
+//! and what the schema says that the type cannot (`lost.rs`).
 
-mod lost;
-mod schema;
-mod shape;
 #[cfg(test)]
-mod tests;
+mod bound_tests;
+#[cfg(test)]
+mod file_tests;
+mod lost;
+mod render;
+mod shape;
 mod text;
 mod ty;
+#[cfg(test)]
+mod type_tests;
+mod writer;
 
 use super::{McpServer, McpTool, Operation};
-use schema::Writer;
+use writer::Writer;
 
 /// The types every server file uses, declared at its top.
 const RESULT_TYPES: &str = "\
