@@ -1,4 +1,4 @@
-// End to end with a real MCP server over stdio (SPEC section 13): the
+// End to end with a real MCP server over stdio (docs/mcp.md): the
 // reference server `@modelcontextprotocol/server-everything` runs as a child
 // process, the SDK's Client talks to it, and the run's `executeTool` routes
 // `mcp:` catalog ids to that client, like a gateway does. Everything else in
@@ -59,7 +59,7 @@ const LOCAL_IMPLEMENTATIONS = {
 }
 const CATALOG_IDS = ['openclaw:core:read', 'openclaw:issues-plugin:issues_list', 'client:app:select_file']
 
-/** `get-sum` -> `getSum` (SPEC section 9). */
+/** `get-sum` -> `getSum` (docs/mcp.md, Identifiers). */
 const camel = (name) => name.split(/[^A-Za-z0-9]+/).filter(Boolean).map((part, i) => (i === 0 ? part : part[0].toUpperCase() + part.slice(1))).join('')
 const runToolName = (tool) => `${SERVER}__${tool}`
 
