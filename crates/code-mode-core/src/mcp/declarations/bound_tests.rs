@@ -61,6 +61,28 @@ fn huge_keys_and_literals_are_bounded_by_the_byte_budget() {
     assert_eq!(r.lost.len(), MAX_LOST_PATHS);
 }
 
+#[test]
+fn lost_features_past_the_listed_ones_are_counted() {
+    let many: serde_json::Map<String, Value> = (0..30)
+        .map(|n| (format!("key{n}"), json!({"type": "string", "pattern": "x"})))
+        .collect();
+    let r = render(&json!({"properties": many}));
+    assert!(!r.cut);
+    assert_eq!(r.lost.len(), MAX_LOST_PATHS);
+    assert_eq!(r.more_lost, 30 - MAX_LOST_PATHS);
+
+    let r = render(&json!({"properties": {"v": {
+        "type": "integer", "minimum": 1, "maximum": 9, "exclusiveMinimum": 0,
+        "exclusiveMaximum": 10, "multipleOf": 1, "format": "int32", "not": {},
+        "if": {}, "deprecated": true
+    }}}));
+    assert_eq!(
+        r.lost,
+        ["v: integer, format int32, minimum 1, maximum 9, exclusiveMinimum 0, exclusiveMaximum 10, multipleOf 1, not"]
+    );
+    assert_eq!(r.more_lost, 2, "if/then/else and deprecated are counted");
+}
+
 /// Random schemas from the renderer's own vocabulary: none panics, every
 /// output stays inside the byte budget.
 #[test]

@@ -1,6 +1,7 @@
 //! What a schema says that its type cannot: each such keyword is a line
 //! under the path of the value it constrains, listed in the tool's comment so
 //! that the model knows to ask `$api(name, { schema: true })`.
+
 use serde_json::{Map, Value};
 
 use super::text;
@@ -9,7 +10,11 @@ use crate::limits::DECLARATION_LOST_PATHS as MAX_LOST_PATHS;
 
 /// Characters of a property key shown in a lost path.
 const PATH_KEY_CHARS: usize = 40;
-/// The keywords a type cannot express, and how a lost line names them.
+
+/// Lost features listed under one path; the rest are counted.
+const FEATURES_PER_PATH: usize = 8;
+
+/// The keywords a type cannot express.
 const CONSTRAINTS: [&str; 26] = [
     "pattern",
     "format",
@@ -40,11 +45,19 @@ const CONSTRAINTS: [&str; 26] = [
 ];
 
 impl Writer<'_> {
+    /// Notes that the value at `path` has a feature, `what`, its type does not
+    /// express. At most `MAX_LOST_PATHS` paths of `FEATURES_PER_PATH` features
+    /// each are listed; the rest are counted, so the comment stays bounded.
     pub(super) fn lose(&mut self, path: &str, what: String) {
-        let shown = if path.is_empty() { "(input)" } else { path };
+        let shown = shown_path(path);
         if let Some(entry) = self.lost.iter_mut().find(|l| l.path == shown) {
-            if !entry.what.contains(&what) {
+            if entry.what.contains(&what) {
+                return;
+            }
+            if entry.what.len() < FEATURES_PER_PATH {
                 entry.what.push(what);
+            } else {
+                self.more_lost += 1;
             }
         } else if self.lost.len() < MAX_LOST_PATHS {
             self.lost.push(Lost {

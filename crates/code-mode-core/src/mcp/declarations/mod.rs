@@ -207,7 +207,7 @@ fn lost_lines(writer: &Writer, api: &str) -> Vec<String> {
         lines.push(format!("- {}: {}", lost.path, lost.what.join(", ")));
     }
     if writer.more_lost > 0 {
-        lines.push(format!("- and {} more", writer.more_lost));
+        lines.push(format!("- and {} more lost features", writer.more_lost));
     }
     if writer.cut {
         lines.push("- the schema is larger or deeper than this declaration shows".to_owned());

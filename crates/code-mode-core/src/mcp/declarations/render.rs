@@ -70,6 +70,7 @@ impl<'r> Writer<'r> {
         self.ty(schema, "", indent)
     }
 
+    /// The type of `schema`, whose values sit at `path` and whose lines are
     /// indented by `indent` spaces.
     pub fn ty(&mut self, schema: &'r Value, path: &str, indent: usize) -> Ty {
         self.nodes += 1;
@@ -220,7 +221,7 @@ impl<'r> Writer<'r> {
                 "string" | "number" | "boolean" | "null" => Ty::atom(kind),
                 "integer" => Ty::atom("number"),
                 "object" => {
-                    let shape = super::shape::Shape::of(map);
+                    let shape = Shape::of(map);
                     self.object(shape, path, indent, false)
                 }
                 "array" => self.array(map, path, indent),

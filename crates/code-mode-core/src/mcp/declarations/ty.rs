@@ -1,6 +1,8 @@
 //! A rendered TypeScript type and how it combines: unions, intersections
 //! and array elements, parenthesised where precedence needs it.
 
+use std::collections::HashSet;
+
 /// How a type binds when it is put inside another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Prec {
@@ -44,11 +46,12 @@ impl Ty {
     /// rest, repeated members appear once.
     pub fn union(members: Vec<Ty>) -> Ty {
         let mut kept: Vec<Ty> = Vec::new();
+        let mut seen = HashSet::new();
         for member in members {
             if member.is_unknown() {
                 return Ty::unknown();
             }
-            if member.text != "never" && !kept.iter().any(|k| k.text == member.text) {
+            if member.text != "never" && seen.insert(member.text.clone()) {
                 kept.push(member);
             }
         }
@@ -71,8 +74,9 @@ impl Ty {
     /// `A & B`; `unknown` members drop out.
     pub fn intersection(members: Vec<Ty>) -> Ty {
         let mut kept: Vec<Ty> = Vec::new();
+        let mut seen = HashSet::new();
         for member in members.into_iter().filter(|m| !m.is_unknown()) {
-            if !kept.iter().any(|k| k.text == member.text) {
+            if seen.insert(member.text.clone()) {
                 kept.push(member);
             }
         }

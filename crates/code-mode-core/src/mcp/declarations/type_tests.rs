@@ -11,6 +11,7 @@ pub(super) struct Rendered {
     pub lost: Vec<String>,
     pub params: Vec<String>,
     pub cut: bool,
+    pub more_lost: usize,
 }
 
 pub(super) fn render(schema: &Value) -> Rendered {
@@ -30,6 +31,7 @@ pub(super) fn render(schema: &Value) -> Rendered {
             .map(|(k, n)| format!("{k} {n}"))
             .collect(),
         cut: writer.cut,
+        more_lost: writer.more_lost,
     }
 }
 

@@ -56,7 +56,7 @@ pub(super) struct Writer<'r> {
     /// The `$ref`s being expanded on the current path.
     pub refs: Vec<&'r str>,
     pub lost: Vec<Lost>,
-    /// Lost paths past the listed ones.
+    /// Lost features on paths past the listed ones, or past a path's listed ones.
     pub more_lost: usize,
     /// The root's properties with what their `@param` lines say.
     pub params: Vec<(String, String)>,
@@ -91,7 +91,6 @@ impl<'r> Writer<'r> {
         true
     }
 
-    /// The type of `schema`, whose values sit at `path` and whose lines are
     /// The target of a `$ref`, or why it is not followed.
     pub fn resolve(&self, reference: &'r Value) -> Result<(&'r str, &'r Value), String> {
         let Value::String(name) = reference else {
