@@ -106,6 +106,51 @@ export interface RunContext {
   scopeContext?: Record<string, unknown>
 }
 
+/** What a plugin namespace's `createScope(ctx)` gets. */
+export interface NamespaceScopeContext {
+  agentId?: string
+  sessionKey?: string
+  sessionId?: string
+  runId: string
+  /** The run context's `scopeContext`, as the gateway passed it. */
+  config?: Record<string, unknown>
+  /** Follows the signal of the exec that builds the scope (the run's first). */
+  signal: AbortSignal
+}
+
+/**
+ * A plugin namespace: a global `globalName` in the cells of every run whose
+ * catalog holds each of `requiredToolNames` as a tool of the registering
+ * plugin (`sourceName === pluginId`).
+ */
+export interface NamespaceRegistration {
+  /** Unique in the process. */
+  id: string
+  /** A JavaScript identifier that no guest or Node global has. */
+  globalName: string
+  /** Shown to the model as `- <globalName>: <description>` while visible. */
+  description?: string
+  /** Shown to the model on the line after the description while visible. */
+  prompt?: string
+  /** Tools of this plugin the namespace calls; each must be in the run. */
+  requiredToolNames: string[]
+  /**
+   * Called once per run surface (at its first exec): returns, or resolves
+   * to, a plain object of JSON values, arrays, nested objects and
+   * `createCodeModeNamespaceTool(...)` markers. Raw functions, cycles,
+   * class instances and the keys `__proto__`, `constructor`, `prototype`,
+   * `""` or any key with a `.` are refused, failing the exec with
+   * `invalid_input`.
+   */
+  createScope(ctx: NamespaceScopeContext): unknown
+}
+
+/** A callable member of a namespace scope (from `createCodeModeNamespaceTool`). */
+export interface NamespaceToolMarker {
+  readonly kind: 'code_mode_namespace_tool'
+  readonly toolName: string
+}
+
 export type Output = { type: 'text'; text: string } | { type: 'json'; value: unknown }
 
 export interface Telemetry {

@@ -14,6 +14,7 @@ use crate::config::CodeModeConfig;
 use crate::context::RunContext;
 use crate::host::{self, Executor, HostChannel, NodeHost};
 use crate::js::{self, json_text, to_json_value};
+use crate::namespaces::{self, RunBinding};
 use crate::surface::{CodeModeRunSurface, SurfaceParts};
 
 /// One code-mode runtime: its configuration, worker threads and parked runs.
@@ -96,8 +97,26 @@ impl CodeMode {
     pub fn prepare_run(&self, env: Env, ctx: Object) -> Result<CodeModeRunSurface> {
         let context = RunContext::read(&env, &ctx)?;
         let config = Arc::new(CoreConfig::resolve(&self.global, &context.agent_config));
-        let plan = model::plan_run(&config, &context.tools, context.disable_tools);
-        self.build(context, config, plan)
+        let snapshot = namespaces::snapshot(&env)?;
+        let registrations = snapshot
+            .as_ref()
+            .map(|snapshot| snapshot.registrations.clone())
+            .unwrap_or_default();
+        let plan = model::plan_run(
+            &config,
+            &context.tools,
+            context.disable_tools,
+            registrations,
+        );
+        let binding = match (&snapshot, plan.namespaces.is_empty(), &context.execute) {
+            (Some(snapshot), false, Some(_)) => {
+                let visible: Vec<usize> = plan.namespaces.visible.iter().map(|v| v.index).collect();
+                let base = context.scope_context(&env, &ctx)?;
+                Some(namespaces::bind(&env, snapshot, &visible, base)?)
+            }
+            _ => None,
+        };
+        self.build(context, config, plan, binding)
     }
 
     /// Suspended runs held now (diagnostics).
@@ -136,17 +155,24 @@ impl CodeMode {
         context: RunContext,
         config: Arc<CoreConfig>,
         plan: RunPlan,
+        binding: Option<RunBinding>,
     ) -> Result<CodeModeRunSurface> {
+        let (scopes, input) = match binding {
+            Some(RunBinding { scopes, input }) => (Some(scopes), Some(input)),
+            None => (None, None),
+        };
         let agent_run = context.execute.map(|execute| {
             let executor = Arc::new(Executor {
                 execute,
                 on_event: context.on_event,
+                namespace_input: input,
                 channel: self.channel.clone(),
             });
             AgentRun::new(
                 config,
                 plan.catalog.clone(),
                 plan.mcp.clone(),
+                plan.namespaces.clone(),
                 Arc::new(NodeHost { executor }),
                 plan.visible_tools.clone(),
                 context.owner,
@@ -159,6 +185,7 @@ impl CodeMode {
             catalog_json: plan.catalog.all_tools_json().to_owned(),
             allowed_payload: plan.allowed_payload,
             diagnostics: plan.mcp.problems.clone(),
+            scopes,
         };
         Ok(CodeModeRunSurface::new(self.engine.clone(), parts))
     }

@@ -5,7 +5,7 @@ use code_mode_core::catalog::ToolSpec;
 use code_mode_core::input::Field;
 use code_mode_core::runs::RunOwner;
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Object, Unknown};
-use napi::{Env, Result};
+use napi::{Env, JsValue, Result};
 
 use crate::js::{self, field, to_json_value};
 use crate::tools::parse_tools;
@@ -52,6 +52,31 @@ impl RunContext {
             on_event,
             owner,
         })
+    }
+}
+
+impl RunContext {
+    /// What a namespace's `createScope(ctx)` gets besides `signal`, taken
+    /// now: `agentId`, `sessionKey`, `sessionId`, `runId` and `config` (the
+    /// context's `scopeContext`, as the gateway passed it).
+    pub fn scope_context<'env>(&self, env: &'env Env, ctx: &Object) -> Result<Unknown<'env>> {
+        let mut base = Object::new(env)?;
+        let owner = &self.owner;
+        let fields = [
+            ("agentId", owner.agent_id.as_deref()),
+            ("sessionKey", owner.session_key.as_deref()),
+            ("sessionId", owner.session_id.as_deref()),
+            ("runId", Some(owner.agent_run_id.as_str())),
+        ];
+        for (name, value) in fields {
+            match value {
+                Some(value) => base.set_named_property(name, value)?,
+                None => base.set_named_property(name, ())?,
+            }
+        }
+        let config: Unknown = ctx.get_named_property("scopeContext")?;
+        base.set_named_property("config", config)?;
+        Ok(base.to_unknown())
     }
 }
 

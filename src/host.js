@@ -9,6 +9,7 @@
   const HOT_MS = constants.hotMs
   const MAX_DEPTH = constants.maxDepth
   const TURN_MS = constants.turnMs
+  const NAMESPACE_UNAVAILABLE = constants.namespaceUnavailable
   const AbortControllerClass = AbortController
   const PromiseClass = Promise
   const promiseResolve = Promise.resolve
@@ -153,11 +154,23 @@
     keepHot()
   }
 
-  function follow(key, returned) {
+  /**
+   * What a plugin namespace call resolves to: the result's `details` when it
+   * is an object that has them, else the result.
+   */
+  function details(value) {
+    if (value !== null && typeof value === 'object' && !isArray(value)) {
+      const inner = value.details
+      if (inner !== undefined) return inner
+    }
+    return value
+  }
+
+  function follow(key, returned, namespace) {
     const onValue = (value) => {
       let text
       try {
-        text = safeJson(value)
+        text = safeJson(namespace ? details(value) : value)
       } catch (error) {
         finish(key, false, message(error))
         return
@@ -200,14 +213,16 @@
 
   /**
    * `batch`: JSON text of [{key, id, name, source, sourceName, toolCallId,
-   * parentToolCallId, codeModeRunId}, ...] (the binding's
-   * `BatchCall`; absent optional fields are null). Inputs are taken with
-   * takeInput(key) when each call starts.
+   * parentToolCallId, codeModeRunId, namespaceId, namespacePath}, ...] (the
+   * binding's `BatchCall`; absent optional fields are null). Inputs are taken
+   * with takeInput(key) when each call starts. `mapInput(id, path, args)` is
+   * the run's plugin namespaces' check and input mapper (namespaces.js), or
+   * undefined when the run has none.
    */
-  function start(execute, onEvent, batch) {
+  function start(execute, onEvent, batch, mapInput) {
     const since = now()
     for (const call of parse(batch)) {
-      backlog.push({ execute, onEvent, call })
+      backlog.push({ execute, onEvent, call, mapInput })
       waiting.add(call.key)
     }
     drain(since)
@@ -301,7 +316,7 @@
     return true
   }
 
-  function startOne({ execute, onEvent, call: { key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId }, input, failed }) {
+  function startOne({ execute, onEvent, call: { key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId, namespaceId, namespacePath }, input, failed, mapInput }) {
     waiting.delete(key)
     if (cancelled.delete(key)) {
       settle(key, false, ABORTED)
@@ -310,6 +325,18 @@
     if (failed !== undefined) {
       settle(key, false, failed)
       return
+    }
+    const namespace = namespaceId !== null
+    if (namespace) {
+      // The guest's arguments, checked against what this run serialised and
+      // mapped by the plugin's inputMapper; what it throws is the call's error.
+      try {
+        if (typeof mapInput !== 'function') throw new ErrorClass(NAMESPACE_UNAVAILABLE)
+        input = parse(safeJson(mapInput(namespaceId, namespacePath, input)))
+      } catch (error) {
+        settle(key, false, message(error))
+        return
+      }
     }
     let controller
     try {
@@ -341,7 +368,7 @@
       finish(key, false, message(error))
       return
     }
-    follow(key, returned)
+    follow(key, returned, namespace)
   }
 
   /** Fires the signals of these calls and ends them; a later settlement is ignored. */

@@ -71,6 +71,9 @@ struct BatchCall<'a> {
     tool_call_id: &'a str,
     parent_tool_call_id: Option<&'a str>,
     code_mode_run_id: Option<&'a str>,
+    /// A plugin namespace call: its namespace id and path.
+    namespace_id: Option<&'a str>,
+    namespace_path: Option<&'a str>,
 }
 
 /// `start`, `abort` and `warn` of the compiled `host.js`.
@@ -102,6 +105,8 @@ fn batch_json(calls: &[Outgoing]) -> std::result::Result<String, String> {
             tool_call_id: &call.tool_call_id,
             parent_tool_call_id: call.parent_tool_call_id.as_deref(),
             code_mode_run_id: call.code_mode_run_id.as_deref(),
+            namespace_id: call.namespace.as_ref().map(|n| n.id.as_str()),
+            namespace_path: call.namespace.as_ref().map(|n| n.path.as_str()),
         })
         .collect();
     js::json_text(&batch).map_err(|error| error.reason.clone())
@@ -165,6 +170,7 @@ fn compile(env: &Env, bridge: Weak<Bridge>) -> Result<Functions> {
             "hotMs": HOT_MS,
             "maxDepth": MAX_DEPTH,
             "turnMs": f64::from(TURN_WORK_MICROS) / 1000.0,
+            "namespaceUnavailable": messages::NAMESPACE_UNAVAILABLE,
         }))?,
     )?;
     let incomplete = || napi::Error::from_reason("code mode could not start its host bridge");
@@ -192,6 +198,9 @@ fn compile(env: &Env, bridge: Weak<Bridge>) -> Result<Functions> {
 pub struct Executor {
     pub execute: FunctionRef<(), ()>,
     pub on_event: Option<FunctionRef<(), ()>>,
+    /// The run's plugin namespaces' `input(id, path, argsText)`, when it has
+    /// any: checks a namespace call and maps its arguments.
+    pub namespace_input: Option<FunctionRef<(), ()>>,
     pub channel: Arc<HostChannel>,
 }
 
@@ -287,10 +296,18 @@ impl Bridge {
             Some(on_event) => on_event.borrow_back(env).map_err(reason)?.raw(),
             None => undefined(env),
         };
+        let namespace_input = match &executor.namespace_input {
+            Some(input) => input.borrow_back(env).map_err(reason)?.raw(),
+            None => undefined(env),
+        };
         let batch = env.create_string(batch).map_err(reason)?;
-        call_function(env, start, &[execute, on_event, batch.raw()])
-            .map(|_| ())
-            .map_err(|thrown| js::error_message(env, thrown))
+        call_function(
+            env,
+            start,
+            &[execute, on_event, batch.raw(), namespace_input],
+        )
+        .map(|_| ())
+        .map_err(|thrown| js::error_message(env, thrown))
     }
 
     fn abort(&self, env: &Env, keys: &[CallKey]) -> Result<()> {

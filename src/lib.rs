@@ -8,6 +8,7 @@ mod diagnostics;
 mod hooks;
 mod host;
 mod js;
+mod namespaces;
 mod surface;
 mod tools;
 mod transcript;
@@ -17,5 +18,10 @@ pub use code_mode::{create_code_mode, CodeMode};
 pub use config::resolve_code_mode_config;
 pub use diagnostics::{code_mode_diagnostics, CodeModeDiagnostics};
 pub use hooks::code_mode_hook_metadata;
+pub use namespaces::{
+    clear_code_mode_namespaces_for_plugin, clear_code_mode_namespaces_for_test,
+    create_code_mode_namespace_tool, list_code_mode_namespaces,
+    register_code_mode_namespace_for_plugin,
+};
 pub use surface::CodeModeRunSurface;
 pub use transcript::nested_call_transcript;

@@ -1,20 +1,21 @@
 //! `CodeModeRunSurface`: one agent run's exec and wait, as JavaScript sees it.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use code_mode_core::input::{Field, RawExecInput};
 use code_mode_core::messages;
 use code_mode_core::model;
+use code_mode_core::namespaces::RunNamespaces;
 use code_mode_core::result::{ErrorCode, RunResult};
 use code_mode_core::runs::{AgentRun, Control, Done, Engine, ExecRequest, Stop, WaitRequest};
 use napi::bindgen_prelude::{
     FnArgs, Function, FunctionRef, JsObjectValue, Object, ObjectRef, ToNapiValue, Unknown,
 };
-use napi::{sys, Env, Error, Result};
+use napi::{sys, Env, Error, JsValue, Result};
 use napi_derive::napi;
 
-use crate::js::{self, field, parse_json};
+use crate::js::{self, call_function, field, parse_json};
 
 /// What a run surface presents, built once by `prepareRun`.
 pub struct SurfaceParts {
@@ -28,6 +29,9 @@ pub struct SurfaceParts {
     pub allowed_payload: Vec<String>,
     /// What the gateway could fix about the tools it passed (`diagnostics`).
     pub diagnostics: Vec<String>,
+    /// The run's plugin namespaces' `scopes(budgetMs, signal, done)`, when
+    /// it has visible ones.
+    pub scopes: Option<FunctionRef<(), ()>>,
 }
 
 /// The model-facing surface of one agent run.
@@ -123,7 +127,12 @@ impl CodeModeRunSurface {
             Ok(input) => input,
             Err((code, message)) => return refused(env, &self.engine, agent_run, code, &message),
         };
+        let signal: Unknown = match &call {
+            Some(call) => call.get_named_property("signal")?,
+            None => js::value(env, js::undefined(env)).to_owned(),
+        };
         let call = CallOptions::read(env, call)?;
+        let ready = agent_run.toolbox.namespaces.ready();
         let request = ExecRequest {
             input,
             started,
@@ -132,7 +141,12 @@ impl CodeModeRunSurface {
         };
         let control = call.control.clone();
         let (settle, promise) = call.promise(env)?;
-        self.engine.exec(request, control, settle);
+        match (&self.parts.scopes, ready) {
+            (Some(scopes), false) => {
+                self.exec_after_scopes(env, scopes, signal, request, control, settle)
+            }
+            _ => self.engine.exec(request, control, settle),
+        }
         Ok(promise)
     }
 
@@ -176,6 +190,67 @@ impl CodeModeRunSurface {
 }
 
 impl CodeModeRunSurface {
+    /// Holds the exec until the run's namespace scopes are built (the first
+    /// exec of the run, or one that came while they were being built), then
+    /// lets it through; a scope that fails refuses it with `invalid_input`.
+    /// The budget runs meanwhile: when it ends, or the call is aborted, the
+    /// exec goes through to the engine stopped and reports that.
+    fn exec_after_scopes(
+        &self,
+        env: &Env,
+        scopes: &FunctionRef<(), ()>,
+        signal: Unknown,
+        request: ExecRequest,
+        control: Arc<Control>,
+        settle: Done,
+    ) {
+        let agent_run = request.agent_run.clone();
+        let budget = Duration::from_millis(agent_run.config.timeout_ms)
+            .saturating_sub(request.started.elapsed());
+        let gate = self.engine.hold(request, control.clone(), settle);
+        let engine = self.engine.clone();
+        let answer = gate.clone();
+        let done =
+            env.create_function_from_closure::<(), (), _>("codeModeScopesDone", move |ctx| {
+                let kind: String = ctx.get(0)?;
+                let payload: Unknown = ctx.get(1)?;
+                let namespaces = &agent_run.toolbox.namespaces;
+                match kind.as_str() {
+                    "ready" => {
+                        let json = js::string(&payload)?.unwrap_or_default();
+                        match namespaces.accept(&json) {
+                            Ok(()) => engine.open(&answer),
+                            Err(message) => {
+                                engine.refuse_held(&answer, ErrorCode::InvalidInput, &message)
+                            }
+                        }
+                    }
+                    "problem" => {
+                        let problem = js::to_json_value(ctx.env, Some(payload))?;
+                        let message = scope_problem(namespaces, &problem);
+                        engine.refuse_held(&answer, ErrorCode::InvalidInput, &message);
+                    }
+                    _ => {
+                        // The budget ended or the call was aborted first (the
+                        // abort listener stopped the control already).
+                        control.stop(Stop::Timeout);
+                        engine.open(&answer);
+                    }
+                }
+                Ok(())
+            });
+        let called = done.and_then(|done| {
+            let scopes = scopes.borrow_back(env)?;
+            let budget = env.create_double(budget.as_secs_f64() * 1000.0)?;
+            call_function(env, scopes.raw(), &[budget.raw(), signal.raw(), done.raw()])
+                .map_err(|thrown| Error::from_reason(js::error_message(env, thrown)))
+        });
+        if let Err(error) = called {
+            self.engine
+                .refuse_held(&gate, ErrorCode::InternalError, &error.reason);
+        }
+    }
+
     /// What exec and wait run against; a host error when they cannot run.
     fn runnable(&self) -> Result<Arc<AgentRun>> {
         if !self.parts.active {
@@ -186,6 +261,22 @@ impl CodeModeRunSurface {
             .clone()
             .ok_or_else(|| Error::from_reason("RunContext.executeTool must be a function."))
     }
+}
+
+/// The exec's message for `[index, kind, path, detail]` from `namespaces.js`.
+fn scope_problem(namespaces: &RunNamespaces, problem: &serde_json::Value) -> String {
+    let index = problem[0].as_u64().unwrap_or(0) as usize;
+    let kind = problem[1].as_str().unwrap_or_default();
+    let path: Vec<String> = problem[2]
+        .as_array()
+        .map(|keys| {
+            keys.iter()
+                .filter_map(|key| key.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    let detail = problem[3].as_str().unwrap_or_default();
+    namespaces.problem(index, kind, &path, detail)
 }
 
 /// A promise already resolved with a failure (input refused, engine closed),

@@ -172,6 +172,7 @@ fn exec(host: Arc<FuzzHost>, mode: u8) -> RunResult {
         Arc::new(config),
         catalog,
         mcp,
+        Default::default(),
         host,
         vec!["exec".into(), "wait".into()],
         RunOwner {

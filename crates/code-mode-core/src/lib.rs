@@ -11,6 +11,7 @@ pub mod limits;
 pub mod mcp;
 pub mod messages;
 pub mod model;
+pub mod namespaces;
 pub mod result;
 pub mod runs;
 mod sandbox;

@@ -133,3 +133,14 @@ pub const DECLARATION_TYPE_BYTES: usize = 16 * 1024;
 /// MCP declarations, per tool: paths whose lost schema features its comment
 /// lists; the rest are counted (`- and N more`).
 pub const DECLARATION_LOST_PATHS: usize = 24;
+
+/// Plugin namespaces, per namespace and run: values in the serialised scope
+/// (a shared reference counts once per place it appears, as it is copied).
+pub const NAMESPACE_SCOPE_NODES: usize = 10_000;
+/// Plugin namespaces: bytes of the scope tree's JSON. Each exec parses it
+/// into its fresh VM, so it stays small.
+pub const NAMESPACE_SCOPE_BYTES: usize = 256 * 1024;
+/// Plugin namespaces: how deep a scope tree nests.
+pub const NAMESPACE_SCOPE_DEPTH: usize = 32;
+/// Plugin namespaces: functions (tool markers, counted per place) in one scope.
+pub const NAMESPACE_CALLABLES: usize = 256;

@@ -3,6 +3,7 @@
 
 use crate::limits::{
     MAX_DEPTH, MAX_OPENING_UNITS, MAX_REWRITTEN_CONSTRUCTS, MAX_SAME_NAME_PAIRS, MAX_SOURCE_BYTES,
+    NAMESPACE_CALLABLES, NAMESPACE_SCOPE_BYTES, NAMESPACE_SCOPE_DEPTH, NAMESPACE_SCOPE_NODES,
 };
 
 pub const MODULE_ACCESS_DISABLED: &str = "code mode module access is disabled.";
@@ -220,6 +221,45 @@ pub fn api_bad_path(path: &str) -> String {
 /// `API.read` of a path that names no file.
 pub fn api_unknown_file(path: &str) -> String {
     format!("Unknown API file: {path}. API.list() lists the files.")
+}
+
+// --- Plugin namespaces ---
+
+/// The `invalid_input` message of an exec whose namespace scope could not be
+/// built: `code mode namespace Issues could not be prepared: <problem>`.
+pub fn namespace_unprepared(global_name: &str, problem: &str) -> String {
+    format!("code mode namespace {global_name} could not be prepared: {problem}")
+}
+
+/// What was wrong with a scope (`path` as [`crate::namespaces::display_path`]
+/// writes it), by the kind `namespaces.js` reports.
+pub fn namespace_problem(kind: &str, path: &str, detail: &str) -> String {
+    match kind {
+        "create_failed" => format!("createScope failed: {detail}"),
+        "not_object" => format!("createScope returned {detail}, not a plain object."),
+        "function" => format!("{path} is a function; a callable member must be a createCodeModeNamespaceTool(toolName) marker."),
+        "then" => format!("{path} is callable, which would make the object a thenable; use another name."),
+        "cycle" => format!("{path} is a circular reference."),
+        "unsafe_key" => format!("{path} has the unsafe key {detail}."),
+        "too_deep" => format!("{path} nests deeper than {NAMESPACE_SCOPE_DEPTH} levels."),
+        "too_large" => namespace_scope_too_large(),
+        "too_many_functions" => format!("the scope has more than {NAMESPACE_CALLABLES} functions."),
+        "foreign_tool" => namespace_foreign_tool(path, detail),
+        "unsupported" => format!("{path} is {detail}; a scope holds only plain objects, arrays, JSON values and createCodeModeNamespaceTool markers."),
+        "threw" => format!("reading {path} threw: {detail}"),
+        _ => format!("{path}: {detail}"),
+    }
+}
+
+/// A namespace call reached a host that has no namespaces for its run.
+pub const NAMESPACE_UNAVAILABLE: &str = "code mode namespace calls are not available in this run.";
+
+pub fn namespace_scope_too_large() -> String {
+    format!("the scope has more than {NAMESPACE_SCOPE_NODES} values or {NAMESPACE_SCOPE_BYTES} bytes of JSON.")
+}
+
+pub fn namespace_foreign_tool(path: &str, tool: &str) -> String {
+    format!("{path} targets the tool {tool:?}, which is not in the namespace's requiredToolNames.")
 }
 
 // --- Parked runs ---

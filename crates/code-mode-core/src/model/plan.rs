@@ -4,10 +4,13 @@
 
 use std::sync::Arc;
 
-use super::{exec_description, model_tools, DescriptionContext, ModelTool, EXEC, WAIT};
+use super::{
+    exec_description, model_tools, DescriptionContext, ModelTool, NamespacePrompt, EXEC, WAIT,
+};
 use crate::catalog::{Catalog, ToolSpec};
 use crate::config::CodeModeConfig;
 use crate::mcp::McpNamespace;
+use crate::namespaces::{Registration, RunNamespaces};
 
 /// What `prepareRun` decides for one agent run.
 #[derive(Debug)]
@@ -18,6 +21,8 @@ pub struct RunPlan {
     pub catalog: Arc<Catalog>,
     /// The `MCP` namespace and `API` files built from the catalog's MCP entries.
     pub mcp: Arc<McpNamespace>,
+    /// The plugin namespaces visible in the run (none when inactive).
+    pub namespaces: Arc<RunNamespaces>,
     /// What the provider payload may carry.
     pub model_tools: Vec<ModelTool>,
     /// Their names, in order (telemetry's `visibleTools`).
@@ -28,16 +33,35 @@ pub struct RunPlan {
 }
 
 /// Plans a run. A run that intentionally has no tools (`disable_tools`, or an
-/// empty list) never activates and shows the model no tools.
-pub fn plan_run(config: &CodeModeConfig, tools: &[ToolSpec], disable_tools: bool) -> RunPlan {
+/// empty list) never activates and shows the model no tools. `registrations`
+/// are the plugin namespaces registered now; those whose tools the catalog
+/// holds become visible.
+pub fn plan_run(
+    config: &CodeModeConfig,
+    tools: &[ToolSpec],
+    disable_tools: bool,
+    registrations: Vec<Registration>,
+) -> RunPlan {
     let toolless = disable_tools || tools.is_empty();
     let active = config.enabled && !toolless;
     let catalog = Arc::new(Catalog::build(if active { tools } else { &[] }));
     let mcp = Arc::new(McpNamespace::build(&catalog));
+    let namespaces = Arc::new(match active {
+        true => RunNamespaces::plan(registrations, &catalog),
+        false => RunNamespaces::default(),
+    });
     let description = exec_description(&DescriptionContext {
         has_mcp: !mcp.is_empty(),
         mcp_servers: mcp.server_identifiers(),
-        namespaces: Vec::new(),
+        namespaces: namespaces
+            .visible
+            .iter()
+            .map(|namespace| NamespacePrompt {
+                global_name: namespace.registration.global_name.clone(),
+                description: namespace.registration.description.clone(),
+                prompt: namespace.registration.prompt.clone(),
+            })
+            .collect(),
         languages: config.languages.clone(),
     });
     let model_tools = match toolless {
@@ -54,6 +78,7 @@ pub fn plan_run(config: &CodeModeConfig, tools: &[ToolSpec], disable_tools: bool
         active,
         catalog,
         mcp,
+        namespaces,
         model_tools,
         visible_tools,
         allowed_payload,
@@ -90,7 +115,7 @@ mod tests {
             tool("computer", true),
             tool("tool_search", false),
         ];
-        let plan = plan_run(&enabled(), &tools, false);
+        let plan = plan_run(&enabled(), &tools, false, Vec::new());
         assert!(plan.active);
         assert_eq!(names(&plan), ["exec", "wait", "computer"]);
         assert_eq!(plan.visible_tools, ["exec", "wait", "computer"]);
@@ -107,7 +132,7 @@ mod tests {
     #[test]
     fn a_disabled_run_shows_its_tools_unchanged_and_has_no_catalog() {
         let tools = [tool("read", false), tool("computer", true)];
-        let plan = plan_run(&CodeModeConfig::default(), &tools, false);
+        let plan = plan_run(&CodeModeConfig::default(), &tools, false, Vec::new());
         assert!(!plan.active);
         assert_eq!(names(&plan), ["read", "computer"]);
         assert_eq!(plan.allowed_payload, ["read", "computer"]);
@@ -118,7 +143,7 @@ mod tests {
     fn toolless_runs_never_activate_and_show_nothing() {
         for (tools, disable) in [(vec![], false), (vec![tool("read", false)], true)] {
             for config in [enabled(), CodeModeConfig::default()] {
-                let plan = plan_run(&config, &tools, disable);
+                let plan = plan_run(&config, &tools, disable, Vec::new());
                 assert!(!plan.active);
                 assert!(plan.model_tools.is_empty());
                 assert!(plan.allowed_payload.is_empty());

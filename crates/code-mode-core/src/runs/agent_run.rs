@@ -9,6 +9,7 @@ use super::host::Host;
 use crate::catalog::Catalog;
 use crate::config::CodeModeConfig;
 use crate::mcp::McpNamespace;
+use crate::namespaces::RunNamespaces;
 use crate::result::{SourceCounts, Telemetry};
 use crate::sandbox::Toolbox;
 
@@ -36,6 +37,7 @@ impl AgentRun {
         config: Arc<CodeModeConfig>,
         catalog: Arc<Catalog>,
         mcp: Arc<McpNamespace>,
+        namespaces: Arc<RunNamespaces>,
         host: Arc<dyn Host>,
         visible_tools: Vec<String>,
         owner: RunOwner,
@@ -43,6 +45,7 @@ impl AgentRun {
         let toolbox = Arc::new(Toolbox {
             catalog,
             mcp,
+            namespaces,
             search_default_limit: config.search_default_limit as usize,
             max_search_limit: config.max_search_limit as usize,
             counters: Default::default(),

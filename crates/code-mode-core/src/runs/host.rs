@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 use crate::catalog::ToolSource;
 use crate::limits::MAX_ERROR_PART_BYTES;
 use crate::messages;
-pub use crate::sandbox::{CallKey, Settlement};
+pub use crate::sandbox::{CallKey, NamespaceTarget, Settlement};
 
 /// A nested call the host must start: the gateway's `executeTool(call)`.
 #[derive(Debug)]
@@ -26,6 +26,10 @@ pub struct Dispatch {
     pub parent_tool_call_id: Option<String>,
     /// The parked run id, once the run has parked.
     pub code_mode_run_id: Option<String>,
+    /// A plugin namespace call: `input` is the JSON array of the guest's
+    /// arguments, which the host checks and maps (`inputMapper`), and the
+    /// call resolves to the result's `details` when it has them.
+    pub namespace: Option<NamespaceTarget>,
     /// Where the settled result goes.
     pub reply: Reply,
 }

@@ -3,6 +3,7 @@
 //! result. `ARCHITECTURE.md` traces a cell through these modules.
 
 mod agent_run;
+mod gate;
 pub mod host;
 mod leg;
 pub mod pieces;
@@ -18,11 +19,12 @@ use std::time::Duration;
 use parking_lot::Mutex;
 
 pub use self::agent_run::{AgentRun, RunOwner};
+pub use self::gate::Gate;
 pub use self::leg::Done;
 pub use self::request::{ExecRequest, WaitRequest};
 pub use self::store::Refusal;
 pub use self::worker::abandoned_workers;
-pub use crate::sandbox::{Control, Stop};
+pub use crate::sandbox::{guest_globals, Control, Stop};
 
 use self::leg::Leg;
 use self::run::Job;
@@ -40,6 +42,9 @@ pub struct Engine {
     shut: AtomicBool,
     /// Controls of legs in progress, so `close` can stop them.
     live: Mutex<Vec<Weak<Control>>>,
+    /// Execs held back until the host has prepared them, so `close` can
+    /// answer them.
+    gates: Mutex<Vec<std::sync::Weak<Mutex<Option<gate::Held>>>>>,
 }
 
 impl Engine {
@@ -51,6 +56,7 @@ impl Engine {
             closed: AtomicBool::new(false),
             shut: AtomicBool::new(false),
             live: Mutex::new(Vec::new()),
+            gates: Mutex::new(Vec::new()),
         })
     }
 
@@ -87,6 +93,40 @@ impl Engine {
         let leg = Leg::new(done, control.clone(), agent_run, request.input.restart_safe);
         self.track(&control);
         self.workers.submit(Job::exec(request, control, leg));
+    }
+
+    /// Holds an exec back until the host has prepared it ([`Engine::open`]) or
+    /// refuses it ([`Engine::refuse_held`]); its budget runs from the
+    /// request's start meanwhile. `close` answers held execs as closed.
+    pub fn hold(&self, request: ExecRequest, control: Arc<Control>, done: Done) -> Gate {
+        let gate = Gate::new(request, control, done);
+        {
+            let mut gates = self.gates.lock();
+            gates.retain(|weak| weak.strong_count() > 0);
+            gates.push(Arc::downgrade(&gate.held));
+        }
+        if self.is_closed() {
+            if let Some(held) = gate.take() {
+                held.close();
+            }
+        }
+        gate
+    }
+
+    /// Lets a held exec through to the workers (a stop meanwhile is reported
+    /// as it would be for any exec); nothing when it was answered already.
+    pub fn open(&self, gate: &Gate) {
+        if let Some(held) = gate.take() {
+            self.exec(held.request, held.control, held.done);
+        }
+    }
+
+    /// Answers a held exec with a failure without running it; nothing when it
+    /// was answered already.
+    pub fn refuse_held(&self, gate: &Gate, code: ErrorCode, message: &str) {
+        if let Some(held) = gate.take() {
+            held.refuse(code, message);
+        }
     }
 
     /// Resumes a parked run with a fresh budget; `done` receives the result. A
@@ -136,6 +176,13 @@ impl Engine {
         self.closed.store(true, Ordering::Release);
         for control in self.live.lock().drain(..).filter_map(|weak| weak.upgrade()) {
             control.stop(Stop::Closed);
+        }
+        let gates: Vec<_> = self.gates.lock().drain(..).collect();
+        for held in gates.iter().filter_map(|weak| weak.upgrade()) {
+            let taken = held.lock().take();
+            if let Some(held) = taken {
+                held.close();
+            }
         }
     }
 

@@ -38,9 +38,20 @@ pub struct GuestCall {
     pub tool_call_id: String,
     pub parent_tool_call_id: Option<String>,
     pub method: &'static str,
+    /// A plugin namespace call: which namespace and path made it.
+    pub namespace: Option<NamespaceTarget>,
     pub(super) in_flight: bool,
     pub(super) resolve: Persistent<Function<'static>>,
     pub(super) reject: Persistent<Function<'static>>,
+}
+
+/// Where a plugin namespace call was made: the namespace id and the path of
+/// the function in its scope, which the host checks against what it
+/// serialised for the run before it maps the arguments.
+#[derive(Clone, Debug)]
+pub struct NamespaceTarget {
+    pub id: String,
+    pub path: String,
 }
 
 /// A `yield_control(reason)` waiting for the next `wait`.

@@ -20,7 +20,38 @@ mod vm;
 #[cfg(test)]
 mod tests;
 
-pub use calls::{CallKey, Settlement};
+pub use calls::{CallKey, NamespaceTarget, Settlement};
 pub use control::{Control, Stop};
 pub use toolbox::Toolbox;
 pub use vm::{CellOutcome, Vm, VmLimits};
+
+/// Every global a cell starts with (QuickJS's standard globals and code
+/// mode's own), computed once from a bound VM of an empty run: what a plugin
+/// namespace's `globalName` may not be.
+pub fn guest_globals() -> &'static [String] {
+    static NAMES: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+        let names = (|| -> rquickjs::Result<Vec<String>> {
+            let vm = Vm::blank(1 << 20)?;
+            let limits = VmLimits {
+                memory_bytes: 64 << 20,
+                stack_bytes: 1 << 20,
+                max_output_bytes: 1 << 16,
+                max_bridge_bytes: 1 << 16,
+            };
+            let toolbox = std::sync::Arc::new(Toolbox {
+                catalog: std::sync::Arc::new(crate::catalog::Catalog::build(&[])),
+                mcp: Default::default(),
+                namespaces: Default::default(),
+                search_default_limit: 1,
+                max_search_limit: 1,
+                counters: Default::default(),
+            });
+            vm.bind(limits, std::sync::Arc::new(Control::new()), toolbox)?;
+            Ok(vm.global_names())
+        })();
+        let mut names = names.unwrap_or_default();
+        names.sort();
+        names
+    });
+    &NAMES
+}

@@ -11,6 +11,7 @@ fn toolbox() -> Arc<Toolbox> {
     Arc::new(Toolbox {
         catalog: Arc::new(Catalog::build(&[])),
         mcp: Default::default(),
+        namespaces: Default::default(),
         search_default_limit: 8,
         max_search_limit: 50,
         counters: Default::default(),

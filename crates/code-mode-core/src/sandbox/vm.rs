@@ -132,6 +132,14 @@ impl Vm {
             .with(|ctx| bridge::install(&ctx, &self.state, &toolbox))
     }
 
+    /// The own property names of the guest's `globalThis`.
+    pub fn global_names(&self) -> Vec<String> {
+        self.context.with(|ctx| {
+            ctx.eval::<Vec<String>, _>("Object.getOwnPropertyNames(globalThis)")
+                .unwrap_or_default()
+        })
+    }
+
     /// Hands the VM to the control block of a new leg (a `wait` resuming it):
     /// its interrupt handler and host functions obey that one from now on.
     pub fn rebind(&self, control: Arc<Control>) {

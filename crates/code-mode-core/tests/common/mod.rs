@@ -91,6 +91,7 @@ pub fn agent_run_with(
         Arc::new(config.clone()),
         catalog,
         mcp,
+        Default::default(),
         host,
         vec!["exec".into(), "wait".into()],
         owner(),

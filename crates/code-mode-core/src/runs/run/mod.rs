@@ -392,6 +392,7 @@ impl Run {
                 tool_call_id: call.tool_call_id.clone(),
                 parent_tool_call_id: call.parent_tool_call_id.clone(),
                 code_mode_run_id: self.id.clone(),
+                namespace: call.namespace.clone(),
                 reply: Reply {
                     arrivals: self.arrivals.clone(),
                     key,

@@ -10,7 +10,7 @@ use crate::catalog::{CatalogEntry, ToolSource};
 use crate::limits::{MAX_LEG_INPUT_BYTES, MAX_QUEUED_CALLS};
 use crate::mcp::InputRules;
 use crate::messages;
-use crate::sandbox::calls::{CallKey, GuestCall};
+use crate::sandbox::calls::{CallKey, GuestCall, NamespaceTarget};
 use crate::sandbox::control::Stop;
 use crate::sandbox::js::terminate;
 use crate::sandbox::json::{to_json, ConvertError, Depth};
@@ -26,6 +26,9 @@ pub(super) struct Call<'a, 'js> {
     /// `MCP.<server>.<tool>`: the one-object rule, with the tool's defaults
     /// and required keys.
     pub mcp: Option<McpInput<'a>>,
+    /// A plugin namespace function: its arguments (`input` is unused) and
+    /// the namespace path the host checks and maps.
+    pub namespace: Option<NamespaceInput<'js>>,
 }
 
 impl<'a, 'js> Call<'a, 'js> {
@@ -36,8 +39,15 @@ impl<'a, 'js> Call<'a, 'js> {
             method: "call",
             input,
             mcp: None,
+            namespace: None,
         }
     }
+}
+
+/// What a namespace call sends: the arguments, and where the call was made.
+pub(super) struct NamespaceInput<'js> {
+    pub args: Vec<Value<'js>>,
+    pub target: NamespaceTarget,
 }
 
 /// What an `MCP` call checks of its arguments.
@@ -60,8 +70,12 @@ pub(super) fn enqueue<'js>(
         method,
         input,
         mcp,
+        namespace,
     } = call;
     let restart_safe = state.calls.borrow().restart_safe;
+    if restart_safe && namespace.is_some() {
+        return Err(terminate(ctx, &state.control(), Stop::RestartSafeNamespace));
+    }
     if restart_safe && !(entry.replay_safe && entry.source == ToolSource::Openclaw) {
         return Err(terminate(ctx, &state.control(), Stop::RestartSafeTool));
     }
@@ -71,7 +85,11 @@ pub(super) fn enqueue<'js>(
     if mcp.as_ref().is_some_and(|mcp| mcp.extra_arguments) {
         return settled_promise(ctx, Err(messages::MCP_ONE_OBJECT.to_owned()));
     }
-    let input = match input_json(ctx, state, input)? {
+    let (input, target) = match namespace {
+        Some(NamespaceInput { args, target }) => (args_json(ctx, state, args)?, Some(target)),
+        None => (input_json(ctx, state, input)?, None),
+    };
+    let input = match input {
         Ok(input) => input,
         Err(message) => return settled_promise(ctx, Err(message)),
     };
@@ -126,6 +144,7 @@ pub(super) fn enqueue<'js>(
             tool_call_id,
             parent_tool_call_id: parent,
             method,
+            namespace: target,
             in_flight: false,
             resolve: Persistent::save(ctx, resolve),
             reject: Persistent::save(ctx, reject),
@@ -133,6 +152,35 @@ pub(super) fn enqueue<'js>(
     );
     table.queued.push_back(key);
     Ok(promise)
+}
+
+/// A namespace call's arguments as a JSON array within what is left of the
+/// run's bridge budget. Trailing `undefined`s are dropped (`f(a, undefined)`
+/// sends `[a]`); each argument nests at most as deep as a tool input.
+fn args_json<'js>(
+    ctx: &Ctx<'js>,
+    state: &SharedState,
+    mut args: Vec<Value<'js>>,
+) -> rquickjs::Result<Result<String, String>> {
+    while args.last().is_some_and(Value::is_undefined) {
+        args.pop();
+    }
+    let mut json = String::from("[");
+    for (i, arg) in args.into_iter().enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        if arg.is_undefined() {
+            json.push_str("null");
+            continue;
+        }
+        match value_json(ctx, state, arg, json.len())? {
+            Ok(text) => json.push_str(&text),
+            Err(message) => return Ok(Err(message)),
+        }
+    }
+    json.push(']');
+    Ok(Ok(json))
 }
 
 /// The input as JSON text within what is left of the run's bridge budget
@@ -147,6 +195,17 @@ fn input_json<'js>(
     if input.is_undefined() {
         return Ok(Ok("{}".to_owned()));
     }
+    value_json(ctx, state, input, 0)
+}
+
+/// One value as JSON text within what is left of the run's bridge budget
+/// once `used` more bytes are counted, refusing what nests too deep.
+fn value_json<'js>(
+    ctx: &Ctx<'js>,
+    state: &SharedState,
+    input: Value<'js>,
+    used: usize,
+) -> rquickjs::Result<Result<String, String>> {
     let (max, held) = {
         let table = state.calls.borrow();
         (table.max_bridge_bytes, table.input_bytes)
@@ -158,7 +217,7 @@ fn input_json<'js>(
         &tag,
         &control,
         input,
-        max.saturating_sub(held),
+        max.saturating_sub(held + used),
         Depth::Refuse,
     ) {
         Ok(json) => Ok(Ok(json)),

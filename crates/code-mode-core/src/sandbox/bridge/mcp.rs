@@ -118,6 +118,7 @@ fn tool_function<'js>(
                     rules,
                     extra_arguments,
                 }),
+                namespace: None,
             };
             enqueue(&ctx, &state, &toolbox, call)
         },

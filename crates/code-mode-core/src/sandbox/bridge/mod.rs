@@ -1,5 +1,6 @@
 //! The guest's side of the bridge: `ALL_TOOLS`, `tools` (search, describe,
-//! call and convenience functions), `yield_control`, `MCP` and `API`.
+//! call and convenience functions), `yield_control`, `MCP`, `API`,
+//! `namespaces` and the plugin namespace globals.
 //!
 //! search and describe are answered here, on the worker. A call becomes a
 //! guest promise plus an entry in the run's [`CallTable`](super::calls::CallTable)
@@ -9,6 +10,7 @@
 mod enqueue;
 pub(super) mod feed;
 mod mcp;
+mod namespace;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -27,7 +29,8 @@ use crate::messages;
 use enqueue::{enqueue, Call};
 use feed::settled_promise;
 
-/// Installs `ALL_TOOLS`, `tools`, `yield_control`, `MCP` and `API` for an agent run.
+/// Installs `ALL_TOOLS`, `tools`, `yield_control`, `MCP`, `API` and the plugin
+/// namespaces for an agent run.
 pub(super) fn install<'js>(
     ctx: &Ctx<'js>,
     state: &SharedState,
@@ -47,7 +50,8 @@ pub(super) fn install<'js>(
     freeze(ctx, &tools);
     define(&globals, "tools", tools)?;
     define(&globals, "yield_control", yield_function(ctx, state)?)?;
-    mcp::install(ctx, state, toolbox)
+    mcp::install(ctx, state, toolbox)?;
+    namespace::install(ctx, state, toolbox)
 }
 
 /// `ALL_TOOLS`: the compact guest entries, each frozen, in a frozen array.

@@ -1,0 +1,143 @@
+//! Plugin namespaces (`docs/namespaces.md`): which registrations one agent run
+//! sees, and the scope each of them serialised, checked again here before any
+//! guest sees it.
+//!
+//! The registry itself, `createScope` and the input mappers are JavaScript
+//! (the binding's `namespaces.js`): they are the plugin's own functions. What
+//! crosses into Rust is data: each registration's metadata, and per visible
+//! namespace a [`Scope`] (a JSON tree and the paths that are callable).
+
+mod scope;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+pub use self::scope::{display_path, is_unsafe_key, Callable, Scope, PATH_SEPARATOR};
+use crate::catalog::{Catalog, ToolSource};
+
+/// One registration, as the registry lists it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Registration {
+    pub id: String,
+    pub plugin_id: String,
+    pub global_name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub prompt: Option<String>,
+    pub required_tool_names: Vec<String>,
+}
+
+/// A registration visible in one run, with the catalog id of each of its
+/// required tools (in `requiredToolNames` order).
+#[derive(Clone, Debug)]
+pub struct VisibleNamespace {
+    /// Its place in the list the run was planned from.
+    pub index: usize,
+    pub registration: Registration,
+    pub tool_ids: Vec<String>,
+}
+
+impl VisibleNamespace {
+    /// The catalog id of `tool`, when it is one of the required tools.
+    pub fn tool_id(&self, tool: &str) -> Option<&str> {
+        self.registration
+            .required_tool_names
+            .iter()
+            .position(|name| name == tool)
+            .map(|i| self.tool_ids[i].as_str())
+    }
+}
+
+/// The plugin namespaces of one agent run: those visible when it was
+/// prepared, and their scopes once the first exec has built them.
+#[derive(Debug, Default)]
+pub struct RunNamespaces {
+    pub visible: Vec<VisibleNamespace>,
+    /// One scope per visible namespace, in the same order; set once.
+    scopes: OnceLock<Vec<Scope>>,
+}
+
+impl RunNamespaces {
+    /// The registrations this run sees: each one whose every required tool is
+    /// in the catalog as a plugin tool of its `pluginId` (source `openclaw`,
+    /// `sourceName === pluginId`). A same-named tool of another plugin, a
+    /// client tool or an MCP tool does not count.
+    pub fn plan(registrations: Vec<Registration>, catalog: &Catalog) -> Self {
+        let visible = registrations
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, registration)| {
+                let tool_ids = registration
+                    .required_tool_names
+                    .iter()
+                    .map(|name| {
+                        catalog
+                            .entries()
+                            .iter()
+                            .find(|entry| {
+                                entry.source == ToolSource::Openclaw
+                                    && entry.name == *name
+                                    && entry.source_name.as_deref()
+                                        == Some(registration.plugin_id.as_str())
+                            })
+                            .map(|entry| entry.id.clone())
+                    })
+                    .collect::<Option<Vec<String>>>()?;
+                Some(VisibleNamespace {
+                    index,
+                    registration,
+                    tool_ids,
+                })
+            })
+            .collect();
+        Self {
+            visible,
+            scopes: OnceLock::new(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.visible.is_empty()
+    }
+
+    /// The scopes, once built; `None` before the first exec has them.
+    pub fn scopes(&self) -> Option<&[Scope]> {
+        self.scopes.get().map(Vec::as_slice)
+    }
+
+    /// Whether an exec can run now without building scopes first.
+    pub fn ready(&self) -> bool {
+        self.visible.is_empty() || self.scopes.get().is_some()
+    }
+
+    /// The exec's message for a scope `namespaces.js` refused: the problem
+    /// `kind` at `path` (keys below the root) of visible namespace `index`.
+    pub fn problem(&self, index: usize, kind: &str, path: &[String], detail: &str) -> String {
+        let global_name = self
+            .visible
+            .get(index)
+            .map_or("", |namespace| namespace.registration.global_name.as_str());
+        let shown = display_path(global_name, path);
+        let problem = crate::messages::namespace_problem(kind, &shown, detail);
+        crate::messages::namespace_unprepared(global_name, &problem)
+    }
+
+    /// Checks the scopes `namespaces.js` serialised (JSON text: one
+    /// `{tree, callables}` per visible namespace, in order) and keeps them.
+    /// When another exec got there first, its scopes stay. The error is the
+    /// `invalid_input` message of the exec.
+    pub fn accept(&self, json: &str) -> Result<(), String> {
+        if self.scopes.get().is_some() {
+            return Ok(());
+        }
+        let scopes = scope::parse_all(json, &self.visible)?;
+        let _ = self.scopes.set(scopes);
+        Ok(())
+    }
+}

@@ -1,0 +1,402 @@
+// The plugin namespace registry, compiled once per JavaScript environment (the
+// binding keeps it as the environment's instance data), so every CodeMode of
+// one process or worker thread shares it. It holds the plugins' own
+// functions: createScope, and the input mappers of the tool markers. What
+// reaches Rust is data: registration metadata, and per run the scopes it
+// serialised (docs/namespaces.md). Host globals are captured here once.
+(function codeModeNamespaces(constants) {
+  'use strict'
+  const GUEST_GLOBALS = new Set(constants.guestGlobals)
+  const RESERVED_WORDS = new Set(constants.reservedWords)
+  const MAX_NODES = constants.maxNodes
+  const MAX_BYTES = constants.maxBytes
+  const MAX_DEPTH = constants.maxDepth
+  const MAX_CALLABLES = constants.maxCallables
+  const MAX_TEXT = constants.maxText
+  const MAX_REQUIRED = constants.maxRequired
+  const SEPARATOR = constants.separator
+  const hostGlobal = globalThis
+  const stringify = JSON.stringify
+  const apply = Reflect.apply
+  const freeze = Object.freeze
+  const keys = Object.keys
+  const getPrototypeOf = Object.getPrototypeOf
+  const isArray = Array.isArray
+  const ObjectPrototype = Object.prototype
+  const objectToString = Object.prototype.toString
+  const toWellFormed = String.prototype.toWellFormed
+  const promiseResolve = Promise.resolve
+  const promiseThen = Promise.prototype.then
+  const PromiseClass = Promise
+  const AbortControllerClass = AbortController
+  const setTimer = setTimeout
+  const clearTimer = clearTimeout
+  const ErrorClass = Error
+  const TypeErrorClass = TypeError
+  const MapClass = Map
+  const WeakMapClass = WeakMap
+  const IDENTIFIER = /^[\p{ID_Start}$_][\p{ID_Continue}$\u200C\u200D]*$/u
+
+  /** Registrations by id, in registration order. */
+  const registry = new MapClass()
+  /** Every marker createCodeModeNamespaceTool made, with what it holds. */
+  const markers = new WeakMapClass()
+
+  function message(error) {
+    try {
+      if (typeof error === 'string') return error
+      if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
+        const text = error.message
+        if (typeof text === 'string') return text
+      }
+      return String(error)
+    } catch {
+      return 'unknown error'
+    }
+  }
+
+  function refuse(rule) {
+    throw new TypeErrorClass(`registerCodeModeNamespaceForPlugin: ${rule}`)
+  }
+
+  function text(value) {
+    return typeof value === 'string' && value.trim() !== ''
+  }
+
+  function optionalText(registration, field) {
+    const value = registration[field]
+    if (value === undefined || value === null) return undefined
+    if (typeof value !== 'string') refuse(`${field} must be a string when given.`)
+    if (value.length > MAX_TEXT) refuse(`${field} must be at most ${MAX_TEXT} characters.`)
+    return value
+  }
+
+  /** Why `name` cannot be a namespace global, or undefined when it can. */
+  function globalNameProblem(name) {
+    if (!IDENTIFIER.test(name)) return `globalName ${stringify(name)} is not a JavaScript identifier.`
+    if (RESERVED_WORDS.has(name)) return `globalName ${stringify(name)} is a reserved word.`
+    if (name.startsWith('__openclaw')) return `globalName ${stringify(name)} is reserved (names starting __openclaw are code mode's).`
+    if (GUEST_GLOBALS.has(name)) return `globalName ${stringify(name)} is reserved: the guest already has a global of that name.`
+    if (name in hostGlobal) return `globalName ${stringify(name)} collides with a global of Node's globalThis.`
+    return undefined
+  }
+
+  function register(pluginId, registration) {
+    if (!text(pluginId)) refuse('pluginId must be a non-empty string.')
+    if (registration === null || typeof registration !== 'object') refuse('registration must be an object.')
+    const { id, globalName, requiredToolNames, createScope } = registration
+    if (!text(id)) refuse('id must be a non-empty string.')
+    if (typeof globalName !== 'string') refuse('globalName must be a string.')
+    const problem = globalNameProblem(globalName)
+    if (problem !== undefined) refuse(problem)
+    if (typeof createScope !== 'function') refuse('createScope must be a function.')
+    if (!isArray(requiredToolNames) || requiredToolNames.length === 0) refuse('requiredToolNames must be a non-empty array of tool names.')
+    if (requiredToolNames.length > MAX_REQUIRED) refuse(`requiredToolNames must list at most ${MAX_REQUIRED} tools.`)
+    const required = []
+    for (const name of requiredToolNames) {
+      if (!text(name)) refuse('requiredToolNames must hold only non-empty strings.')
+      if (!required.includes(name)) required.push(name)
+    }
+    const description = optionalText(registration, 'description')
+    const prompt = optionalText(registration, 'prompt')
+    const existing = registry.get(id)
+    if (existing !== undefined) refuse(`id ${stringify(id)} is already registered (by plugin ${stringify(existing.pluginId)}).`)
+    for (const other of registry.values()) {
+      if (other.globalName === globalName) refuse(`globalName ${stringify(globalName)} is already registered (by namespace ${stringify(other.id)}).`)
+    }
+    registry.set(
+      id,
+      freeze({ id, pluginId, globalName, description, prompt, requiredToolNames: freeze(required), createScope }),
+    )
+  }
+
+  function tool(toolName, inputMapper) {
+    if (!text(toolName)) throw new TypeErrorClass('createCodeModeNamespaceTool: toolName must be a non-empty string.')
+    if (inputMapper !== undefined && typeof inputMapper !== 'function') {
+      throw new TypeErrorClass('createCodeModeNamespaceTool: inputMapper must be a function when given.')
+    }
+    const marker = freeze({ kind: 'code_mode_namespace_tool', toolName })
+    markers.set(marker, { toolName, inputMapper })
+    return marker
+  }
+
+  function clearPlugin(pluginId) {
+    if (typeof pluginId !== 'string') throw new TypeErrorClass('clearCodeModeNamespacesForPlugin: pluginId must be a string.')
+    for (const [id, record] of registry) {
+      if (record.pluginId === pluginId) registry.delete(id)
+    }
+  }
+
+  function clearAll() {
+    registry.clear()
+  }
+
+  function list() {
+    const out = []
+    for (const record of registry.values()) out.push({ id: record.id, pluginId: record.pluginId, globalName: record.globalName })
+    return out
+  }
+
+  /**
+   * What prepareRun plans with: the registrations' metadata as JSON text,
+   * and the records themselves in the same order; null when there are none.
+   */
+  function snapshot() {
+    if (registry.size === 0) return null
+    const records = [...registry.values()]
+    const meta = records.map(({ id, pluginId, globalName, description, prompt, requiredToolNames }) => ({
+      id,
+      pluginId,
+      globalName,
+      description: description ?? null,
+      prompt: prompt ?? null,
+      requiredToolNames,
+    }))
+    return [stringify(meta), records]
+  }
+
+  /** A scope the rules refuse: which namespace, what, where. */
+  class Problem {
+    constructor(kind, path, detail = '') {
+      this.kind = kind
+      this.path = path
+      this.detail = detail
+    }
+  }
+
+  function describe(value) {
+    try {
+      const prototype = getPrototypeOf(value)
+      const name = prototype !== null && typeof prototype.constructor === 'function' ? prototype.constructor.name : ''
+      if (typeof name === 'string' && name !== '' && name !== 'Object') return `a ${name}`
+    } catch {}
+    return `an object tagged ${apply(objectToString, value, [])}`
+  }
+
+  function typeName(value) {
+    if (value === null) return 'null'
+    if (isArray(value)) return 'an array'
+    if (typeof value === 'object') return describe(value)
+    return typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`
+  }
+
+  const SKIP = Symbol('skip')
+
+  /**
+   * The scope of one namespace as data: its tree (JSON-safe, `null` where a
+   * function goes) and its callable places, each with the marker's tool and
+   * mapper. Shared references are copied; cycles, raw functions, unsafe
+   * keys, values that are not plain and markers of tools the registration
+   * does not require are refused with their path.
+   */
+  function serialise(record, root) {
+    if (root === null || typeof root !== 'object' || isArray(root) || markers.has(root)) {
+      throw new Problem('not_object', [], typeName(root))
+    }
+    const required = record.requiredToolNames
+    const callables = []
+    const ancestors = []
+    let nodes = 0
+    function node(value, path) {
+      if (++nodes > MAX_NODES) throw new Problem('too_large', [])
+      if (typeof value === 'function') throw new Problem('function', path)
+      if (value !== null && typeof value === 'object') {
+        const marker = markers.get(value)
+        if (marker !== undefined) {
+          if (path[path.length - 1] === 'then') throw new Problem('then', path)
+          if (!required.includes(marker.toolName)) throw new Problem('foreign_tool', path, marker.toolName)
+          if (callables.length >= MAX_CALLABLES) throw new Problem('too_many_functions', [])
+          callables.push({ path: path.slice(), tool: marker.toolName, inputMapper: marker.inputMapper })
+          return null
+        }
+        if (typeof value.toJSON === 'function') {
+          try {
+            value = value.toJSON(path.length === 0 ? '' : path[path.length - 1])
+          } catch (error) {
+            throw new Problem('threw', path, message(error))
+          }
+          if (typeof value === 'function') throw new Problem('function', path)
+        }
+      }
+      switch (typeof value) {
+        case 'string':
+          return apply(toWellFormed, value, [])
+        case 'boolean':
+          return value
+        case 'number':
+          return Number.isFinite(value) ? value : null
+        case 'bigint':
+          return value.toString()
+        case 'undefined':
+        case 'symbol':
+          return SKIP
+      }
+      if (value === null) return null
+      if (value instanceof Number || value instanceof String || value instanceof Boolean) return node(value.valueOf(), path)
+      if (ancestors.includes(value)) throw new Problem('cycle', path)
+      if (path.length >= MAX_DEPTH) throw new Problem('too_deep', path)
+      const array = isArray(value)
+      if (!array) {
+        const prototype = getPrototypeOf(value)
+        if (prototype !== ObjectPrototype && prototype !== null) throw new Problem('unsupported', path, describe(value))
+      }
+      ancestors.push(value)
+      let out
+      if (array) {
+        out = []
+        for (let i = 0; i < value.length; i++) {
+          path.push(String(i))
+          const item = read(value, i, path)
+          out.push(item === SKIP ? null : item)
+          path.pop()
+        }
+      } else {
+        out = {}
+        for (const key of keys(value)) {
+          if (key === '' || key === '__proto__' || key === 'constructor' || key === 'prototype' || key.includes(SEPARATOR)) {
+            throw new Problem('unsafe_key', path.slice(), stringify(key))
+          }
+          path.push(key)
+          const item = read(value, key, path)
+          if (item !== SKIP) out[key] = item
+          path.pop()
+        }
+      }
+      ancestors.pop()
+      return out
+    }
+    function read(container, key, path) {
+      let value
+      try {
+        value = container[key]
+      } catch (error) {
+        throw new Problem('threw', path.slice(), message(error))
+      }
+      return node(value, path)
+    }
+    const tree = node(root, [])
+    if (stringify(tree).length > MAX_BYTES) throw new Problem('too_large', [])
+    return { tree, callables }
+  }
+
+  function defaultInput(args) {
+    return args.length === 0 || args[0] === null ? {} : args[0]
+  }
+
+  /**
+   * One agent run's namespaces: the records visible when it was prepared and
+   * the context createScope gets. `scopes` builds every scope once (on the
+   * first exec that needs them; a failed attempt is tried again by the next
+   * exec) and answers each waiting exec through `done`; `input` maps the
+   * arguments of a call the guest made, refusing a namespace id or path this
+   * run did not serialise.
+   */
+  function bind(records, base) {
+    /** namespace id -> (path -> { toolName, inputMapper }), once built. */
+    let tables = null
+    let json = null
+    let pending = null
+
+    function create(signal) {
+      const controller = new AbortControllerClass()
+      if (signal !== undefined && signal !== null) {
+        try {
+          if (signal.aborted) controller.abort(signal.reason)
+          else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true })
+        } catch {}
+      }
+      const attempts = records.map((record, index) => {
+        const ctx = {
+          agentId: base.agentId,
+          sessionKey: base.sessionKey,
+          sessionId: base.sessionId,
+          runId: base.runId,
+          config: base.config,
+          signal: controller.signal,
+        }
+        let returned
+        try {
+          returned = record.createScope(ctx)
+        } catch (error) {
+          return { index, problem: new Problem('create_failed', [], message(error)) }
+        }
+        return new PromiseClass((resolve) => {
+          const onValue = (value) => {
+            try {
+              resolve({ index, scope: serialise(record, value) })
+            } catch (error) {
+              resolve({ index, problem: error instanceof Problem ? error : new Problem('create_failed', [], message(error)) })
+            }
+          }
+          const onError = (error) => resolve({ index, problem: new Problem('create_failed', [], message(error)) })
+          apply(promiseThen, apply(promiseResolve, PromiseClass, [returned]), [onValue, onError])
+        })
+      })
+      return PromiseClass.all(attempts).then((outcomes) => {
+        const failed = outcomes.find((outcome) => outcome.problem !== undefined)
+        if (failed !== undefined) {
+          pending = null
+          const { kind, path, detail } = failed.problem
+          return { problem: [failed.index, kind, path, detail] }
+        }
+        const built = new MapClass()
+        const out = []
+        outcomes.forEach(({ index, scope }) => {
+          const table = new MapClass()
+          for (const { path, tool, inputMapper } of scope.callables) table.set(path.join(SEPARATOR), { toolName: tool, inputMapper })
+          built.set(records[index].id, table)
+          out.push({ tree: scope.tree, callables: scope.callables.map(({ path, tool }) => ({ path, tool })) })
+        })
+        tables = built
+        json = stringify(out)
+        return { json }
+      })
+    }
+
+    /**
+     * done('ready', json) | done('problem', [index, kind, path, detail]) |
+     * done('stopped') when `budgetMs` passes or `signal` aborts first.
+     */
+    function scopes(budgetMs, signal, done) {
+      if (json !== null) return done('ready', json)
+      if (pending === null) pending = create(signal)
+      let finished = false
+      let timer
+      let onAbort
+      const finish = (kind, payload) => {
+        if (finished) return
+        finished = true
+        clearTimer(timer)
+        if (onAbort !== undefined) {
+          try {
+            signal.removeEventListener('abort', onAbort)
+          } catch {}
+        }
+        done(kind, payload)
+      }
+      timer = setTimer(() => finish('stopped'), budgetMs)
+      if (typeof timer === 'object' && typeof timer.unref === 'function') timer.unref()
+      if (signal !== undefined && signal !== null) {
+        onAbort = () => finish('stopped')
+        try {
+          signal.addEventListener('abort', onAbort, { once: true })
+        } catch {}
+      }
+      pending.then(
+        (outcome) => (outcome.json !== undefined ? finish('ready', outcome.json) : finish('problem', outcome.problem)),
+        (error) => finish('problem', [0, 'create_failed', [], message(error)]),
+      )
+    }
+
+    function input(id, path, args) {
+      const target = tables === null ? undefined : tables.get(id)?.get(path)
+      if (target === undefined || !isArray(args)) throw new ErrorClass(`code mode namespace call refused: ${stringify(id)} has no function at ${stringify(path)} in this run.`)
+      const mapped = target.inputMapper === undefined ? defaultInput(args) : target.inputMapper(args)
+      return mapped === undefined ? {} : mapped
+    }
+
+    return { scopes, input }
+  }
+
+  return { register, tool, clearPlugin, clearAll, list, snapshot, bind }
+})

@@ -1,0 +1,238 @@
+//! Plugin namespaces on the JavaScript side: the exported registry functions,
+//! and what `prepareRun` and `exec` ask of the registry (`namespaces.js`).
+//!
+//! The registry is compiled once per JavaScript environment and kept as the
+//! environment's instance data: every `CodeMode` of a process (or of one
+//! worker thread) shares it, as a module-level registry would be shared.
+
+use code_mode_core::identifiers::RESERVED_WORDS;
+use code_mode_core::limits::{
+    NAMESPACE_CALLABLES, NAMESPACE_SCOPE_BYTES, NAMESPACE_SCOPE_DEPTH, NAMESPACE_SCOPE_NODES,
+};
+use code_mode_core::namespaces::{Registration, PATH_SEPARATOR};
+use code_mode_core::runs::guest_globals;
+use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
+use napi::{sys, Env, Error, JsValue, Result, Status};
+use napi_derive::napi;
+
+use crate::js::{self, call_function, undefined};
+
+const NAMESPACES_JS: &str = include_str!("namespaces.js");
+
+/// The longest `description` or `prompt` a registration may have, in UTF-16
+/// units: both go into the exec description the model reads every turn.
+const MAX_TEXT: usize = 4096;
+/// The most tools one registration may require.
+const MAX_REQUIRED: usize = 256;
+
+/// The compiled registry's functions.
+struct Registry {
+    register: FunctionRef<(), ()>,
+    tool: FunctionRef<(), ()>,
+    clear_plugin: FunctionRef<(), ()>,
+    clear_all: FunctionRef<(), ()>,
+    list: FunctionRef<(), ()>,
+    snapshot: FunctionRef<(), ()>,
+    bind: FunctionRef<(), ()>,
+}
+
+/// This environment's registry, compiled on first use.
+fn registry(env: &Env) -> Result<&'static Registry> {
+    if let Some(registry) = env.get_instance_data::<Registry>()? {
+        return Ok(registry);
+    }
+    let registry = compile(env)?;
+    env.set_instance_data(registry, (), |_| {})?;
+    env.get_instance_data::<Registry>()?
+        .map(|registry| &*registry)
+        .ok_or_else(|| Error::from_reason("code mode could not keep its namespace registry"))
+}
+
+fn compile(env: &Env) -> Result<Registry> {
+    let factory: Unknown = env.run_script(NAMESPACES_JS)?;
+    let constants = js::parse_json(
+        env,
+        &js::json_text(&serde_json::json!({
+            "guestGlobals": guest_globals(),
+            "reservedWords": RESERVED_WORDS.as_slice(),
+            "maxNodes": NAMESPACE_SCOPE_NODES,
+            "maxBytes": NAMESPACE_SCOPE_BYTES,
+            "maxDepth": NAMESPACE_SCOPE_DEPTH,
+            "maxCallables": NAMESPACE_CALLABLES,
+            "maxText": MAX_TEXT,
+            "maxRequired": MAX_REQUIRED,
+            "separator": PATH_SEPARATOR.to_string(),
+        }))?,
+    )?;
+    let incomplete = || Error::from_reason("code mode could not start its namespace registry");
+    let made = call_function(env, factory.raw(), &[constants.raw()]).map_err(|_| incomplete())?;
+    let made = js::object(&js::value(env, made))?.ok_or_else(incomplete)?;
+    let function = |name: &str| -> Result<FunctionRef<(), ()>> {
+        let value: Unknown = made.get_named_property(name)?;
+        js::function::<(), ()>(&value)?
+            .ok_or_else(incomplete)?
+            .create_ref()
+    };
+    Ok(Registry {
+        register: function("register")?,
+        tool: function("tool")?,
+        clear_plugin: function("clearPlugin")?,
+        clear_all: function("clearAll")?,
+        list: function("list")?,
+        snapshot: function("snapshot")?,
+        bind: function("bind")?,
+    })
+}
+
+/// Calls one of the registry's functions; what it throws is thrown on to the
+/// caller as the very same value.
+fn call<'env>(
+    env: &'env Env,
+    pick: impl Fn(&Registry) -> &FunctionRef<(), ()>,
+    args: &[sys::napi_value],
+) -> Result<Unknown<'env>> {
+    let function = pick(registry(env)?).borrow_back(env)?.raw();
+    match call_function(env, function, args) {
+        Ok(value) => Ok(js::value(env, value)),
+        Err(thrown) => Err(rethrow(env, thrown)),
+    }
+}
+
+/// Throws `thrown` again and returns the error that tells napi it is pending.
+fn rethrow(env: &Env, thrown: sys::napi_value) -> Error {
+    // SAFETY: a plain Node-API call on the JS thread with a live value.
+    unsafe { sys::napi_throw(env.raw(), thrown) };
+    Error::new(Status::PendingException, "rethrown")
+}
+
+/// Registers a plugin namespace: a frozen global `globalName` in every cell
+/// of a run whose catalog holds each of `requiredToolNames` as a tool of
+/// plugin `pluginId`. Throws an Error naming the field and the rule for an
+/// empty id or pluginId, a `globalName` that is not an identifier, reserved,
+/// or a global of the guest or of Node, a missing `createScope`, empty
+/// `requiredToolNames`, and an id or globalName already registered.
+#[napi(
+    catch_unwind,
+    ts_args_type = "pluginId: string, registration: NamespaceRegistration"
+)]
+pub fn register_code_mode_namespace_for_plugin(
+    env: Env,
+    plugin_id: Unknown,
+    registration: Unknown,
+) -> Result<()> {
+    call(
+        &env,
+        |r| &r.register,
+        &[plugin_id.raw(), registration.raw()],
+    )?;
+    Ok(())
+}
+
+/// Marks a scope member as callable: the guest's call runs `toolName` (one of
+/// the namespace's `requiredToolNames`) through the gateway's `executeTool`,
+/// with the input `inputMapper(args)` returns (default: the first argument,
+/// or `{}`).
+#[napi(
+    catch_unwind,
+    ts_args_type = "toolName: string, inputMapper?: (args: unknown[]) => unknown",
+    ts_return_type = "NamespaceToolMarker"
+)]
+pub fn create_code_mode_namespace_tool<'env>(
+    env: &'env Env,
+    tool_name: Unknown,
+    input_mapper: Option<Unknown>,
+) -> Result<Unknown<'env>> {
+    let mapper = input_mapper.map_or_else(|| undefined(env), |mapper| mapper.raw());
+    call(env, |r| &r.tool, &[tool_name.raw(), mapper])
+}
+
+/// Removes every namespace `pluginId` registered (rollback or uninstall).
+/// Runs prepared before keep the namespaces they saw.
+#[napi(catch_unwind, ts_args_type = "pluginId: string")]
+pub fn clear_code_mode_namespaces_for_plugin(env: Env, plugin_id: Unknown) -> Result<()> {
+    call(&env, |r| &r.clear_plugin, &[plugin_id.raw()])?;
+    Ok(())
+}
+
+/// Removes every registered namespace (between test cases).
+#[napi(catch_unwind)]
+pub fn clear_code_mode_namespaces_for_test(env: Env) -> Result<()> {
+    call(&env, |r| &r.clear_all, &[])?;
+    Ok(())
+}
+
+/// The registered namespaces, in registration order.
+#[napi(
+    catch_unwind,
+    ts_return_type = "{ id: string; pluginId: string; globalName: string }[]"
+)]
+pub fn list_code_mode_namespaces(env: &Env) -> Result<Unknown<'_>> {
+    call(env, |r| &r.list, &[])
+}
+
+/// The registrations as they stand now, for `prepareRun`: their metadata,
+/// and the JavaScript array of their records in the same order.
+pub struct Snapshot<'env> {
+    pub registrations: Vec<Registration>,
+    records: Unknown<'env>,
+}
+
+/// What the registry holds now; `None` when it is empty (or was never used,
+/// which costs nothing).
+pub fn snapshot(env: &Env) -> Result<Option<Snapshot<'_>>> {
+    if env.get_instance_data::<Registry>()?.is_none() {
+        return Ok(None);
+    }
+    let taken = call(env, |r| &r.snapshot, &[])?;
+    let Some(pair) = js::object(&taken)? else {
+        return Ok(None);
+    };
+    let meta: Unknown = pair.get_element(0)?;
+    let records: Unknown = pair.get_element(1)?;
+    let meta = js::string(&meta)?.unwrap_or_default();
+    let registrations = serde_json::from_str(&meta)
+        .map_err(|e| Error::from_reason(format!("code mode namespace registry: {e}")))?;
+    Ok(Some(Snapshot {
+        registrations,
+        records,
+    }))
+}
+
+/// The namespaces of one agent run, as the registry bound them.
+pub struct RunBinding {
+    /// `scopes(budgetMs, signal, done)`.
+    pub scopes: FunctionRef<(), ()>,
+    /// `input(id, path, args)`, for `host.js`.
+    pub input: FunctionRef<(), ()>,
+}
+
+/// Binds the visible records (`visible`: indexes into the snapshot) to the
+/// run's context: the fields createScope's `ctx` carries besides `signal`.
+pub fn bind(
+    env: &Env,
+    snapshot: &Snapshot,
+    visible: &[usize],
+    base: Unknown,
+) -> Result<RunBinding> {
+    let all = js::object(&snapshot.records)?
+        .ok_or_else(|| Error::from_reason("code mode namespace registry: no records"))?;
+    let mut records = env.create_array(visible.len() as u32)?;
+    for (slot, &index) in visible.iter().enumerate() {
+        let record: Unknown = all.get_element(index as u32)?;
+        records.set(slot as u32, record)?;
+    }
+    let records = records.to_unknown();
+    let bound = call(env, |r| &r.bind, &[records.raw(), base.raw()])?;
+    let bound = js::object(&bound)?
+        .ok_or_else(|| Error::from_reason("code mode namespace registry: bind failed"))?;
+    let function = |name: &str| -> Result<FunctionRef<(), ()>> {
+        let value: Unknown = bound.get_named_property(name)?;
+        js::function::<(), ()>(&value)?
+            .ok_or_else(|| Error::from_reason("code mode namespace registry: bind failed"))?
+            .create_ref()
+    };
+    Ok(RunBinding {
+        scopes: function("scopes")?,
+        input: function("input")?,
+    })
+}
