@@ -106,6 +106,51 @@ export interface RunContext {
   scopeContext?: Record<string, unknown>
 }
 
+/** What a plugin namespace's `createScope(ctx)` gets. */
+export interface NamespaceScopeContext {
+  agentId?: string
+  sessionKey?: string
+  sessionId?: string
+  runId: string
+  /** The run context's `scopeContext`, as the gateway passed it. */
+  config?: Record<string, unknown>
+  /** Follows the signal of the exec that builds the scope (the run's first). */
+  signal: AbortSignal
+}
+
+/**
+ * A plugin namespace: a global `globalName` in the cells of every run whose
+ * catalog holds each of `requiredToolNames` as a tool of the registering
+ * plugin (`sourceName === pluginId`).
+ */
+export interface NamespaceRegistration {
+  /** Unique in the process. */
+  id: string
+  /** A JavaScript identifier that no guest or Node global has. */
+  globalName: string
+  /** Shown to the model as `- <globalName>: <description>` while visible. */
+  description?: string
+  /** Shown to the model on the line after the description while visible. */
+  prompt?: string
+  /** Tools of this plugin the namespace calls; each must be in the run. */
+  requiredToolNames: string[]
+  /**
+   * Called once per run surface (at its first exec): returns, or resolves
+   * to, a plain object of JSON values, arrays, nested objects and
+   * `createCodeModeNamespaceTool(...)` markers. Raw functions, cycles,
+   * class instances and the keys `__proto__`, `constructor`, `prototype`,
+   * `""` or any key with a `.` are refused, failing the exec with
+   * `invalid_input`.
+   */
+  createScope(ctx: NamespaceScopeContext): unknown
+}
+
+/** A callable member of a namespace scope (from `createCodeModeNamespaceTool`). */
+export interface NamespaceToolMarker {
+  readonly kind: 'code_mode_namespace_tool'
+  readonly toolName: string
+}
+
 export type Output = { type: 'text'; text: string } | { type: 'json'; value: unknown }
 
 export interface Telemetry {
@@ -200,6 +245,15 @@ export declare class CodeModeRunSurface {
   wait(input: unknown, call?: { toolCallId?: string; signal?: AbortSignal }): Promise<CodeModeResult>
 }
 
+/**
+ * Removes every namespace `pluginId` registered (rollback or uninstall).
+ * Runs prepared before keep the namespaces they saw.
+ */
+export declare function clearCodeModeNamespacesForPlugin(pluginId: string): void
+
+/** Removes every registered namespace (between test cases). */
+export declare function clearCodeModeNamespacesForTest(): void
+
 /** The resolved `tools.codeMode` configuration: every field present and in range. */
 export interface CodeModeConfig {
   enabled: boolean
@@ -252,12 +306,33 @@ export declare function codeModeHookMetadata(input: unknown): { toolKind: 'code_
 export declare function createCodeMode(options?: { config?: unknown; workerThreads?: number }): CodeMode
 
 /**
+ * Marks a scope member as callable: the guest's call runs `toolName` (one of
+ * the namespace's `requiredToolNames`) through the gateway's `executeTool`,
+ * with the input `inputMapper(args)` returns (default: the first argument,
+ * or `{}`).
+ */
+export declare function createCodeModeNamespaceTool(toolName: string, inputMapper?: (args: unknown[]) => unknown): NamespaceToolMarker
+
+/** The registered namespaces, in registration order. */
+export declare function listCodeModeNamespaces(): { id: string; pluginId: string; globalName: string }[]
+
+/**
  * Turns `onEvent` events into transcript messages: for each finished nested
  * call (in start order), an assistant message with the tool call and a
  * tool-result message, to be placed after the parent exec's result. With
  * `parentToolCallId`, only that exec/wait call's nested calls are kept.
  */
 export declare function nestedCallTranscript(events: CodeModeEvent[], parentToolCallId?: string): NestedCallTranscriptMessage[]
+
+/**
+ * Registers a plugin namespace: a frozen global `globalName` in every cell
+ * of a run whose catalog holds each of `requiredToolNames` as a tool of
+ * plugin `pluginId`. Throws an Error naming the field and the rule for an
+ * empty id or pluginId, a `globalName` that is not an identifier, reserved,
+ * or a global of the guest or of Node, a missing `createScope`, empty
+ * `requiredToolNames`, and an id or globalName already registered.
+ */
+export declare function registerCodeModeNamespaceForPlugin(pluginId: string, registration: NamespaceRegistration): void
 
 /**
  * Resolves raw `tools.codeMode` values (a boolean or an object each): the agent's
