@@ -175,6 +175,7 @@
 
   function typeName(value) {
     if (value === null) return 'null'
+    if (markers.has(value)) return 'a createCodeModeNamespaceTool marker'
     if (isArray(value)) return 'an array'
     if (typeof value === 'object') return describe(value)
     return typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`

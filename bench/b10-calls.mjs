@@ -1,9 +1,10 @@
-// B10 of the benchmark plan (its MCP half): 100 sequential and 100 parallel
-// `MCP.<server>.<tool>` calls in one cell against an in-process executor,
-// next to the same through `tools.call`, in one run. Both paths end in the
-// same bridge, so they should cost the same per call. Prints a markdown table.
+// B10 of the benchmark plan: 100 sequential and 100 parallel
+// `MCP.<server>.<tool>` and plugin namespace calls in one cell against an
+// in-process executor, next to the same through `tools.call`, in one run.
+// All three paths end in the same bridge, so they should cost the same per
+// call. Prints a markdown table.
 //
-//   node bench/mcp-calls.mjs [rounds, default 200]
+//   node bench/b10-calls.mjs [rounds, default 200]
 
 import { createRequire } from 'node:module'
 
@@ -11,18 +12,25 @@ const require = createRequire(import.meta.url)
 const binding = require('../index.js')
 
 const rounds = Number(process.argv[2] ?? 200)
-if (!Number.isInteger(rounds) || rounds < 10) throw new Error('usage: node bench/mcp-calls.mjs [rounds >= 10]')
+if (!Number.isInteger(rounds) || rounds < 10) throw new Error('usage: node bench/b10-calls.mjs [rounds >= 10]')
 
 const schema = {
   type: 'object',
   properties: { i: { type: 'number' }, mode: { type: 'string', default: 'fast' } },
   required: ['i'],
 }
+binding.registerCodeModeNamespaceForPlugin('bench', {
+  id: 'bench-echo',
+  globalName: 'Echo',
+  requiredToolNames: ['plugin_echo'],
+  createScope: () => ({ echo: binding.createCodeModeNamespaceTool('plugin_echo', ([i]) => ({ i, mode: 'fast' })) }),
+})
 const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 60000 } })
 const run = codeMode.prepareRun({
   runId: 'bench',
   tools: [
     { name: 'echo', description: 'Echo the input.', source: 'openclaw', parameters: schema },
+    { name: 'plugin_echo', description: 'Echo the input.', source: 'openclaw', sourceName: 'bench', parameters: schema },
     { name: 'docs__echo', description: 'Echo the input.', source: 'mcp', sourceName: 'docs', parameters: schema, mcp: { server: 'docs', tool: 'echo' } },
   ],
   executeTool: (call) => call.input,
@@ -31,8 +39,10 @@ const run = codeMode.prepareRun({
 const cells = {
   'tools.call, 100 sequential': "for (let i = 0; i < 100; i++) await tools.call('echo', { i, mode: 'fast' }); return 1",
   'MCP, 100 sequential': 'for (let i = 0; i < 100; i++) await MCP.docs.echo({ i }); return 1',
+  'namespace, 100 sequential': 'for (let i = 0; i < 100; i++) await Echo.echo(i); return 1',
   'tools.call, 100 in Promise.all': "await Promise.all(Array.from({ length: 100 }, (_, i) => tools.call('echo', { i, mode: 'fast' }))); return 1",
   'MCP, 100 in Promise.all': 'await Promise.all(Array.from({ length: 100 }, (_, i) => MCP.docs.echo({ i }))); return 1',
+  'namespace, 100 in Promise.all': 'await Promise.all(Array.from({ length: 100 }, (_, i) => Echo.echo(i))); return 1',
 }
 
 const times = Object.fromEntries(Object.keys(cells).map((name) => [name, []]))
@@ -53,7 +63,7 @@ for (let round = 0; round < rounds; round++) {
 await codeMode.close()
 
 const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
-console.log(`B10 (MCP), ${rounds} rounds, one run, in-process executor, Node ${process.version}\n`)
+console.log(`B10, ${rounds} rounds, one run, in-process executor, Node ${process.version}\n`)
 console.log('| cell | median | p95 | median per call |')
 console.log('|---|---:|---:|---:|')
 for (const [name, list] of Object.entries(times)) {

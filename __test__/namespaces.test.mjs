@@ -1,0 +1,564 @@
+// Plugin namespaces (docs/namespaces.md): registration rules, visibility,
+// scope serialisation, the guest's frozen trees, and calls through executeTool.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { runInThisContext } from 'node:vm'
+import { afterEach, after, describe, test } from 'node:test'
+
+import { ATTEMPT, binding, codeModeFactory, deferred } from './helpers.mjs'
+
+const {
+  registerCodeModeNamespaceForPlugin: register,
+  createCodeModeNamespaceTool: namespaceTool,
+  clearCodeModeNamespacesForPlugin,
+  clearCodeModeNamespacesForTest,
+  listCodeModeNamespaces,
+} = binding
+
+const codeModes = codeModeFactory()
+after(() => codeModes.closeAll())
+afterEach(() => clearCodeModeNamespacesForTest())
+
+const PREFIX = 'code mode namespace Issues could not be prepared: '
+
+const GITHUB_TOOLS = [
+  { name: 'github_list_issues', description: 'List issues', source: 'openclaw', sourceName: 'github' },
+  { name: 'github_update_issue', description: 'Update an issue', source: 'openclaw', sourceName: 'github' },
+  { name: 'read', description: 'Read a file', source: 'openclaw' },
+]
+
+/** The Issues namespace of the feature page, with `createScope` replaceable. */
+function registerIssues(createScope = issuesScope, extra = {}) {
+  register('github', {
+    id: 'github-issues',
+    globalName: 'Issues',
+    description: 'GitHub issue helpers for the current repository.',
+    requiredToolNames: ['github_list_issues', 'github_update_issue'],
+    prompt: 'Use Issues.list(params) and Issues.update(number, patch).',
+    createScope,
+    ...extra,
+  })
+}
+
+function issuesScope(ctx) {
+  return {
+    repository: ctx.config,
+    list: namespaceTool('github_list_issues', ([params]) => params ?? {}),
+    update: namespaceTool('github_update_issue', ([number, patch]) => ({ number, patch })),
+  }
+}
+
+/** A run over `tools` whose executor records each call and answers with `answer(call)`. */
+function prepare({ tools = GITHUB_TOOLS, answer, config = {}, ctx = {} } = {}) {
+  const codeMode = codeModes.enabled(config)
+  const calls = []
+  const events = []
+  const executeTool = (call) => {
+    calls.push(call)
+    return answer ? answer(call) : { content: [{ type: 'text', text: 'ok' }], details: { tool: call.name, input: call.input } }
+  }
+  const run = codeMode.prepareRun({
+    runId: 'agent-run-1',
+    sessionId: 'session-1',
+    sessionKey: 'key-1',
+    agentId: 'agent-1',
+    tools,
+    executeTool,
+    onEvent: (event) => events.push(event),
+    scopeContext: { repo: 'openclaw/openclaw' },
+    ...ctx,
+  })
+  const exec = (code, call) => run.exec(typeof code === 'string' ? { code } : code, call)
+  return { codeMode, run, exec, calls, events }
+}
+
+describe('registration', () => {
+  const valid = () => ({ id: 'ns', globalName: 'Ns', requiredToolNames: ['t'], createScope: () => ({}) })
+
+  test('listCodeModeNamespaces lists registrations in order; clearing by plugin removes only its own', () => {
+    register('a', { ...valid(), id: 'a1', globalName: 'A1' })
+    register('b', { ...valid(), id: 'b1', globalName: 'B1' })
+    register('a', { ...valid(), id: 'a2', globalName: 'A2' })
+    assert.deepEqual(listCodeModeNamespaces(), [
+      { id: 'a1', pluginId: 'a', globalName: 'A1' },
+      { id: 'b1', pluginId: 'b', globalName: 'B1' },
+      { id: 'a2', pluginId: 'a', globalName: 'A2' },
+    ])
+    clearCodeModeNamespacesForPlugin('a')
+    assert.deepEqual(listCodeModeNamespaces(), [{ id: 'b1', pluginId: 'b', globalName: 'B1' }])
+    clearCodeModeNamespacesForPlugin('nobody')
+    assert.equal(listCodeModeNamespaces().length, 1)
+    clearCodeModeNamespacesForTest()
+    assert.deepEqual(listCodeModeNamespaces(), [])
+  })
+
+  test('every rejected registration throws an Error naming the field and the rule', () => {
+    const rejected = [
+      [['', valid()], 'pluginId must be a non-empty string.'],
+      [['p', null], 'registration must be an object.'],
+      [['p', { ...valid(), id: '' }], 'id must be a non-empty string.'],
+      [['p', { ...valid(), globalName: 'not-an-identifier' }], 'globalName "not-an-identifier" is not a JavaScript identifier.'],
+      [['p', { ...valid(), globalName: 'class' }], 'globalName "class" is a reserved word.'],
+      [['p', { ...valid(), globalName: '__openclawX' }], 'globalName "__openclawX" is reserved (names starting __openclaw are code mode\'s).'],
+      [['p', { ...valid(), globalName: 'process' }], 'globalName "process" collides with a global of Node\'s globalThis.'],
+      [['p', { ...valid(), createScope: undefined }], 'createScope must be a function.'],
+      [['p', { ...valid(), requiredToolNames: [] }], 'requiredToolNames must be a non-empty array of tool names.'],
+      [['p', { ...valid(), requiredToolNames: ['ok', ''] }], 'requiredToolNames must hold only non-empty strings.'],
+      [['p', { ...valid(), description: 42 }], 'description must be a string when given.'],
+      [['p', { ...valid(), prompt: 'x'.repeat(5000) }], 'prompt must be at most 4096 characters.'],
+    ]
+    for (const name of ['tools', 'namespaces', 'text', 'json', 'yield_control', 'MCP', 'API', 'ALL_TOOLS', 'console', 'JSON', 'Object', 'Promise', 'globalThis']) {
+      rejected.push([['p', { ...valid(), globalName: name }], `globalName "${name}" is reserved: the guest already has a global of that name.`])
+    }
+    for (const [args, rule] of rejected) {
+      assert.throws(() => register(...args), { name: 'TypeError', message: `registerCodeModeNamespaceForPlugin: ${rule}` }, rule)
+    }
+    assert.deepEqual(listCodeModeNamespaces(), [], 'nothing rejected is registered')
+    register('p', valid())
+    assert.throws(() => register('q', { ...valid(), globalName: 'Other' }), {
+      message: 'registerCodeModeNamespaceForPlugin: id "ns" is already registered (by plugin "p").',
+    })
+    assert.throws(() => register('q', { ...valid(), id: 'other' }), {
+      message: 'registerCodeModeNamespaceForPlugin: globalName "Ns" is already registered (by namespace "ns").',
+    })
+    assert.throws(() => namespaceTool(''), { message: 'createCodeModeNamespaceTool: toolName must be a non-empty string.' })
+    assert.throws(() => namespaceTool('t', 'nope'), {
+      message: 'createCodeModeNamespaceTool: inputMapper must be a function when given.',
+    })
+    assert.throws(() => clearCodeModeNamespacesForPlugin(3), { message: 'clearCodeModeNamespacesForPlugin: pluginId must be a string.' })
+  })
+
+  test('a marker is a frozen, inert object', () => {
+    const marker = namespaceTool('github_list_issues')
+    assert.deepEqual(marker, { kind: 'code_mode_namespace_tool', toolName: 'github_list_issues' })
+    assert.ok(Object.isFrozen(marker))
+  })
+})
+
+describe('visibility and the prompt', () => {
+  test('the prompt appears only while every required tool of the plugin is in the run', () => {
+    registerIssues()
+    const description = (tools) => codeModes.enabled().prepareRun({ runId: 'r', tools, executeTool: () => null }).modelTools[0].description
+    const shown = description(GITHUB_TOOLS)
+    assert.ok(
+      shown.endsWith(
+        '\n\n- Issues: GitHub issue helpers for the current repository.\nUse Issues.list(params) and Issues.update(number, patch).',
+      ),
+      shown,
+    )
+    assert.ok(shown.includes('The plugin namespaces listed below are globals, also reachable as `namespaces.<globalName>`.'))
+    const hidden = [
+      GITHUB_TOOLS.slice(1),
+      [GITHUB_TOOLS[0], { ...GITHUB_TOOLS[1], sourceName: 'evil' }],
+      [GITHUB_TOOLS[0], { ...GITHUB_TOOLS[1], sourceName: undefined }],
+      [GITHUB_TOOLS[0], { ...GITHUB_TOOLS[1], source: 'client' }],
+      [GITHUB_TOOLS[0], { ...GITHUB_TOOLS[1], directOnly: true }],
+    ]
+    for (const tools of hidden) {
+      const text = description(tools)
+      assert.ok(!text.includes('Issues') && !text.includes('plugin namespaces'), text)
+    }
+  })
+
+  test('a same-named tool of another plugin hides the namespace and is never called through it', async () => {
+    registerIssues()
+    const foreign = GITHUB_TOOLS.map((tool) => ({ ...tool, sourceName: tool.sourceName && 'evil' }))
+    const { exec, calls } = prepare({ tools: foreign })
+    const result = await exec('return [typeof Issues, Object.keys(namespaces)]')
+    assert.deepEqual(result.value, ['undefined', []])
+    const both = prepare({ tools: [...foreign, ...GITHUB_TOOLS.slice(0, 2)] })
+    assert.equal((await both.exec('await Issues.list(); return 1')).status, 'completed')
+    assert.deepEqual(both.calls.map((call) => call.id), ['openclaw:github:github_list_issues'])
+    assert.equal(calls.length, 0)
+  })
+
+  test('clearing a plugin takes effect at the next prepareRun, not on runs already prepared', async () => {
+    registerIssues()
+    const before = prepare()
+    clearCodeModeNamespacesForPlugin('github')
+    const afterClear = prepare()
+    assert.equal((await before.exec('return typeof Issues.list')).value, 'function')
+    assert.equal((await afterClear.exec('return typeof Issues')).value, 'undefined')
+    assert.ok(!afterClear.run.modelTools[0].description.includes('Issues'))
+  })
+
+  test('two CodeMode instances in one process share the registry', async () => {
+    registerIssues()
+    const first = prepare()
+    const second = prepare()
+    assert.deepEqual((await first.exec('return Object.keys(namespaces)')).value, ['Issues'])
+    assert.deepEqual((await second.exec('return Object.keys(namespaces)')).value, ['Issues'])
+    assert.notEqual(first.codeMode, second.codeMode)
+  })
+})
+
+describe('createScope', () => {
+  test('it gets the run context and a signal, once per run surface, and its result serves every exec', async () => {
+    const seen = []
+    registerIssues((ctx) => {
+      seen.push(ctx)
+      return issuesScope(ctx)
+    })
+    const { exec } = prepare()
+    assert.deepEqual((await exec('return Issues.repository')).value, { repo: 'openclaw/openclaw' })
+    assert.deepEqual((await exec('return Issues.repository.repo')).value, 'openclaw/openclaw')
+    assert.equal(seen.length, 1)
+    const [ctx] = seen
+    assert.deepEqual(
+      { ...ctx, signal: undefined },
+      { agentId: 'agent-1', sessionKey: 'key-1', sessionId: 'session-1', runId: 'agent-run-1', config: { repo: 'openclaw/openclaw' }, signal: undefined },
+    )
+    assert.ok(ctx.signal instanceof AbortSignal)
+    assert.equal(ctx.signal.aborted, false)
+  })
+
+  test('an async createScope works; concurrent first execs share one call', async () => {
+    let calls = 0
+    const gate = deferred()
+    registerIssues(async (ctx) => {
+      calls++
+      await gate.promise
+      return issuesScope(ctx)
+    })
+    const { exec } = prepare()
+    const a = exec('return typeof Issues.list')
+    const b = exec('return Object.isFrozen(namespaces.Issues)')
+    gate.resolve()
+    assert.deepEqual([(await a).value, (await b).value], ['function', true])
+    assert.equal(calls, 1)
+  })
+
+  test('a createScope that throws or rejects fails the exec with invalid_input, and the next exec tries again', async () => {
+    let attempt = 0
+    registerIssues((ctx) => {
+      attempt++
+      if (attempt === 1) throw new Error('token expired')
+      if (attempt === 2) return Promise.reject('plain reason')
+      return Promise.resolve(issuesScope(ctx))
+    })
+    const { exec, calls } = prepare()
+    const first = await exec('return 1')
+    assert.deepEqual([first.status, first.code, first.error], ['failed', 'invalid_input', `${PREFIX}createScope failed: token expired`])
+    const second = await exec('return 1')
+    assert.equal(second.error, `${PREFIX}createScope failed: plain reason`)
+    assert.equal((await exec('return typeof Issues.update')).value, 'function')
+    assert.equal(calls.length, 0)
+    assert.equal(attempt, 3)
+  })
+
+  test('a createScope that never settles ends with the exec budget; an abort ends the wait at once', async () => {
+    const forever = new Promise(() => {})
+    let signal
+    registerIssues((ctx) => {
+      signal = ctx.signal
+      return forever
+    })
+    const { exec } = prepare({ config: { timeoutMs: 200 } })
+    const timedOut = await exec('return 1')
+    assert.deepEqual([timedOut.code, timedOut.error], ['timeout', 'code mode timeout exceeded.'])
+    const controller = new AbortController()
+    const pending = exec('return 1', { signal: controller.signal })
+    controller.abort()
+    assert.equal((await pending).code, 'aborted')
+    assert.equal(signal.aborted, false, 'the first exec was not aborted; its createScope keeps going')
+  })
+
+  test('close answers an exec still waiting for createScope', async () => {
+    registerIssues(() => new Promise(() => {}))
+    const { exec, codeMode } = prepare()
+    const pending = exec('return 1')
+    await codeMode.close()
+    const result = await pending
+    assert.deepEqual([result.code, result.error], ['runtime_unavailable', 'code mode is closed.'])
+  })
+})
+
+describe('scope serialisation', () => {
+  async function refused(scope, problem) {
+    clearCodeModeNamespacesForTest()
+    registerIssues(() => scope)
+    const { exec, calls } = prepare()
+    const result = await exec('return 1')
+    assert.deepEqual([result.status, result.code, result.error], ['failed', 'invalid_input', `${PREFIX}${problem}`])
+    assert.equal(calls.length, 0)
+  }
+
+  test('raw functions, cycles, unsafe keys, deep trees, class instances and foreign tools are refused by path', async () => {
+    const cyclic = { a: { b: {} } }
+    cyclic.a.b.c = cyclic.a
+    let deep = { leaf: 1 }
+    for (let i = 0; i < 40; i++) deep = { d: deep }
+    class Client {}
+    const cases = [
+      [{ list: async () => [] }, 'Issues.list is a function; a callable member must be a createCodeModeNamespaceTool(toolName) marker.'],
+      [{ nested: { items: [1, () => 2] } }, 'Issues.nested.items[1] is a function; a callable member must be a createCodeModeNamespaceTool(toolName) marker.'],
+      [cyclic, 'Issues.a.b.c is a circular reference.'],
+      [JSON.parse('{"a": {"__proto__": 1}}'), 'Issues.a has the unsafe key "__proto__".'],
+      [{ constructor: 1 }, 'Issues has the unsafe key "constructor".'],
+      [{ prototype: 1 }, 'Issues has the unsafe key "prototype".'],
+      [{ '': 1 }, 'Issues has the unsafe key "".'],
+      [{ 'a.b': 1 }, 'Issues has the unsafe key "a.b".'],
+      [deep, `Issues${'.d'.repeat(32)} nests deeper than 32 levels.`],
+      [{ client: new Client() }, 'Issues.client is a Client; a scope holds only plain objects, arrays, JSON values and createCodeModeNamespaceTool markers.'],
+      [{ cache: new Map() }, 'Issues.cache is a Map; a scope holds only plain objects, arrays, JSON values and createCodeModeNamespaceTool markers.'],
+      [{ remove: namespaceTool('github_delete_repo') }, 'Issues.remove targets the tool "github_delete_repo", which is not in the namespace\'s requiredToolNames.'],
+      [{ read: namespaceTool('read') }, 'Issues.read targets the tool "read", which is not in the namespace\'s requiredToolNames.'],
+      [{ then: namespaceTool('github_list_issues') }, 'Issues.then is callable, which would make the object a thenable; use another name.'],
+      [{ get boom() { throw new Error('nope') } }, 'reading Issues.boom threw: nope'],
+      [[1, 2], 'createScope returned an array, not a plain object.'],
+      [null, 'createScope returned null, not a plain object.'],
+      [undefined, 'createScope returned undefined, not a plain object.'],
+      [namespaceTool('github_list_issues'), 'createScope returned a createCodeModeNamespaceTool marker, not a plain object.'],
+      [{ wide: Array.from({ length: 10001 }, (_, i) => i) }, 'the scope has more than 10000 values or 262144 bytes of JSON.'],
+      [{ big: 'x'.repeat(300_000) }, 'the scope has more than 10000 values or 262144 bytes of JSON.'],
+    ]
+    for (const [scope, problem] of cases) await refused(scope, problem)
+  })
+
+  test('plain values, nested objects, shared references and JSON fallbacks serialise', async () => {
+    const shared = { owner: 'openclaw', labels: ['bug'] }
+    const list = namespaceTool('github_list_issues')
+    registerIssues(() => ({
+      a: shared,
+      b: shared,
+      views: { open: list, again: list, deep: { update: namespaceTool('github_update_issue') } },
+      handlers: [list],
+      when: new Date(0),
+      big: 10n,
+      missing: undefined,
+      sparse: [undefined, NaN, Infinity],
+      boxed: new String('s'),
+      empty: Object.create(null),
+    }))
+    const { exec, calls } = prepare()
+    const result = await exec(`
+      const frozen = (v) => Object.isFrozen(v)
+      await Issues.views.open({ state: 'open' })
+      await Issues.views.again()
+      await Issues.handlers[0]({ page: 2 })
+      await Issues.views.deep.update(7, { state: 'closed' })
+      return {
+        a: Issues.a, sameCopy: Issues.a === Issues.b, b: Issues.b, when: Issues.when, big: Issues.big,
+        hasMissing: 'missing' in Issues, sparse: Issues.sparse, boxed: Issues.boxed, empty: Issues.empty,
+        frozen: [frozen(Issues), frozen(Issues.a), frozen(Issues.a.labels), frozen(Issues.views.deep), frozen(Issues.handlers), frozen(Issues.views.open)],
+        same: namespaces.Issues === Issues, kinds: [typeof Issues.views.open, Issues.views.open.name],
+      }`)
+    assert.equal(result.status, 'completed', result.error)
+    assert.deepEqual(result.value, {
+      a: { owner: 'openclaw', labels: ['bug'] },
+      sameCopy: false,
+      b: { owner: 'openclaw', labels: ['bug'] },
+      when: '1970-01-01T00:00:00.000Z',
+      big: '10',
+      hasMissing: false,
+      sparse: [null, null, null],
+      boxed: 's',
+      empty: {},
+      frozen: [true, true, true, true, true, true],
+      same: true,
+      kinds: ['function', 'open'],
+    })
+    assert.deepEqual(
+      calls.map((call) => [call.name, call.input]),
+      [
+        ['github_list_issues', { state: 'open' }],
+        ['github_list_issues', {}],
+        ['github_list_issues', { page: 2 }],
+        ['github_update_issue', 7],
+      ],
+    )
+  })
+})
+
+describe('in the guest', () => {
+  test('the tree cannot be changed or replaced, and guest code cannot reach another path', async () => {
+    registerIssues()
+    const { exec, calls } = prepare()
+    const result = await exec(`
+      'use strict'
+      const tries = []
+      const attempt = (f) => { try { f(); tries.push('changed') } catch (e) { tries.push(e.constructor.name) } }
+      attempt(() => { Issues.list = () => 'forged' })
+      attempt(() => { Issues.extra = 1 })
+      attempt(() => { delete Issues.update })
+      attempt(() => { namespaces.Issues = {} })
+      attempt(() => { namespaces.Other = {} })
+      attempt(() => { globalThis.Issues = {} })
+      attempt(() => { Object.defineProperty(Issues, 'list', { value: 1 }) })
+      attempt(() => { Issues.repository.repo = 'x' })
+      Object.prototype.remove = 'polluted'
+      const detached = Issues.list
+      await detached.call({ forged: true }, { via: 'detached' })
+      await Reflect.apply(Issues.update, namespaces, [1, {}])
+      return { tries, remove: typeof Issues.remove, hasOwnRemove: Object.hasOwn(Issues, 'remove'), source: String(Issues.list).includes('github') }
+    `)
+    assert.equal(result.status, 'completed', result.error)
+    assert.deepEqual(result.value.tries, Array(8).fill('TypeError'))
+    assert.equal(result.value.hasOwnRemove, false)
+    assert.equal(result.value.source, false, 'the function text names no tool')
+    assert.deepEqual(calls.map((call) => call.name), ['github_list_issues', 'github_update_issue'])
+  })
+
+  test('a call goes through executeTool as a catalog call: ids, events, details, counters', async () => {
+    registerIssues()
+    const { exec, calls, events } = prepare()
+    const result = await exec(
+      'const open = await Issues.list({ state: "open" }); const updated = await namespaces.Issues.update(5, { title: "t" }); return { open, updated }',
+      { toolCallId: 'call_exec' },
+    )
+    assert.deepEqual(result.value, {
+      open: { tool: 'github_list_issues', input: { state: 'open' } },
+      updated: { tool: 'github_update_issue', input: { number: 5, patch: { title: 't' } } },
+    })
+    assert.equal(result.telemetry.callCount, 2)
+    const [list] = calls
+    assert.deepEqual(
+      { ...list, signal: undefined },
+      {
+        id: 'openclaw:github:github_list_issues',
+        name: 'github_list_issues',
+        source: 'openclaw',
+        sourceName: 'github',
+        input: { state: 'open' },
+        toolCallId: 'code_mode:call_exec:github_list_issues:1',
+        parentToolCallId: 'call_exec',
+        signal: undefined,
+      },
+    )
+    assert.ok(list.signal instanceof AbortSignal)
+    const finished = events.filter((event) => event.type === 'nested_call_finished')
+    assert.equal(finished.length, 2)
+    assert.deepEqual(finished[0].result, { content: [{ type: 'text', text: 'ok' }], details: { tool: 'github_list_issues', input: { state: 'open' } } })
+  })
+
+  test('a result without details resolves to itself; a failed call is a plain Error the guest can catch', async () => {
+    registerIssues()
+    const answers = [{ content: [] }, 42, null, [1, 2], { details: null }]
+    const { exec } = prepare({
+      answer: (call) => {
+        if (call.input.fail) throw new Error('rate limited')
+        return answers.shift()
+      },
+    })
+    const result = await exec(`${ATTEMPT}
+      const values = []
+      for (let i = 0; i < 5; i++) values.push(await Issues.list())
+      return { values, failed: await attempt(() => Issues.list({ fail: true })) }`)
+    assert.deepEqual(result.value.values, [{ content: [] }, 42, null, [1, 2], null])
+    assert.deepEqual(result.value.failed, { error: 'rate limited', isError: true, plainError: true, name: 'Error', own: ['message'] })
+  })
+
+  test('an input mapper that throws rejects the call in the guest, and the executor is not called', async () => {
+    registerIssues(() => ({
+      update: namespaceTool('github_update_issue', ([number]) => {
+        if (typeof number !== 'number') throw new TypeError('Issues.update needs an issue number')
+        return { number }
+      }),
+    }))
+    const { exec, calls } = prepare()
+    const result = await exec(`${ATTEMPT} return [await attempt(() => Issues.update('seven')), await attempt(() => Issues.update(7))]`)
+    assert.deepEqual(result.value[0].error, 'Issues.update needs an issue number')
+    assert.deepEqual(result.value[1], { ok: { tool: 'github_update_issue', input: { number: 7 } } })
+    assert.equal(calls.length, 1)
+  })
+
+  test('arguments: trailing undefineds are dropped, the depth rule and the restartSafe refusal apply', async () => {
+    const seen = []
+    registerIssues(() => ({
+      list: namespaceTool('github_list_issues', (args) => {
+        seen.push(args)
+        return {}
+      }),
+    }))
+    const { exec, calls } = prepare()
+    const result = await exec(`${ATTEMPT}
+      await Issues.list()
+      await Issues.list(undefined, 1, undefined)
+      let deep = 1
+      for (let i = 0; i < 1001; i++) deep = [deep]
+      return await attempt(() => Issues.list(deep))`)
+    assert.deepEqual(seen, [[], [null, 1]])
+    assert.equal(result.value.error, 'tool input nests deeper than 1000 levels.')
+    assert.equal(calls.length, 2)
+    const safe = await exec({ code: 'await Issues.list(); return 1', restartSafe: true })
+    assert.deepEqual([safe.status, safe.code, safe.error], ['failed', 'invalid_input', 'restart-safe code mode cannot call plugin namespaces.'])
+    assert.equal(calls.length, 2)
+  })
+
+  test('a slow namespace call parks the run and wait resumes it', async () => {
+    registerIssues()
+    const pending = []
+    const { exec, run } = prepare({
+      config: { timeoutMs: 200 },
+      answer: (call) => new Promise((resolve) => pending.push(() => resolve({ details: { n: call.input.n } }))),
+    })
+    const waiting = await exec('const r = await Issues.list({ n: 21 }); return r.n * 2')
+    assert.equal(waiting.status, 'waiting')
+    assert.deepEqual(waiting.pendingToolCalls.map(({ method, toolId }) => ({ method, toolId })), [
+      { method: 'namespace', toolId: 'openclaw:github:github_list_issues' },
+    ])
+    pending.shift()()
+    const done = await run.wait({ runId: waiting.runId })
+    assert.deepEqual([done.status, done.value], ['completed', 42])
+  })
+
+  test('namespace calls share the concurrency cap and queue with other nested calls', async () => {
+    registerIssues()
+    let inFlight = 0
+    let most = 0
+    const { exec } = prepare({
+      config: { maxPendingToolCalls: 3 },
+      answer: async () => {
+        most = Math.max(most, ++inFlight)
+        await new Promise((resolve) => setTimeout(resolve, 1))
+        inFlight--
+        return { details: 1 }
+      },
+    })
+    const result = await exec('const all = await Promise.all(Array.from({ length: 20 }, () => Issues.list())); return all.length')
+    assert.equal(result.value, 20)
+    assert.equal(most, 3)
+  })
+})
+
+describe('the host check', () => {
+  // namespaces.js is the registry the binding compiles; run here on its own,
+  // its per-run `input` is the check every namespace call passes on the host.
+  const factory = runInThisContext(readFileSync(new URL('../src/namespaces.js', import.meta.url), 'utf8'))
+  const registry = factory({
+    guestGlobals: [],
+    reservedWords: [],
+    maxNodes: 100,
+    maxBytes: 10000,
+    maxDepth: 8,
+    maxCallables: 8,
+    maxText: 100,
+    maxRequired: 8,
+    separator: '.',
+  })
+
+  test('ids and paths this run did not serialise are refused before any mapper runs', async () => {
+    let mapped = 0
+    registry.register('github', {
+      id: 'github-issues',
+      globalName: 'Issues',
+      requiredToolNames: ['list'],
+      createScope: () => ({ list: registry.tool('list', (args) => ++mapped && args[0]) }),
+    })
+    const [, records] = registry.snapshot()
+    const run = registry.bind(records, { runId: 'r' })
+    const refusal = (id, path) => `code mode namespace call refused: "${id}" has no function at "${path}" in this run.`
+    assert.throws(() => run.input('github-issues', 'list', []), { message: refusal('github-issues', 'list') }, 'nothing is serialised before the first exec')
+    const outcome = await new Promise((resolve) => run.scopes(1000, undefined, (kind, payload) => resolve([kind, payload])))
+    assert.equal(outcome[0], 'ready')
+    assert.deepEqual(JSON.parse(outcome[1]), [{ tree: { list: null }, callables: [{ path: ['list'], tool: 'list' }] }])
+    assert.deepEqual(run.input('github-issues', 'list', [{ a: 1 }]), { a: 1 })
+    assert.throws(() => run.input('forged-id', 'list', []), { message: refusal('forged-id', 'list') })
+    assert.throws(() => run.input('github-issues', 'delete', []), { message: refusal('github-issues', 'delete') })
+    assert.throws(() => run.input('github-issues', '__proto__', []), { message: refusal('github-issues', '__proto__') })
+    assert.throws(() => run.input('github-issues', 'list', 'not an array'), { message: refusal('github-issues', 'list') })
+    const other = registry.bind(records, { runId: 'other' })
+    assert.throws(() => other.input('github-issues', 'list', []), { message: refusal('github-issues', 'list') }, 'another run has its own table')
+    assert.equal(mapped, 1)
+  })
+})
