@@ -145,6 +145,32 @@ describe('process exit (docs/parked-runs.md)', () => {
     assert.deepEqual(JSON.parse(child.stdout), [{ v: 8 }, 0])
   })
 
+  test('the signals passed to exec and wait are not kept once the calls settle', () => {
+    const child = spawnSync(process.execPath, ['--expose-gc', '-e', `
+      const b = require(${index})
+      const cm = b.createCodeMode({ config: { enabled: true } })
+      const run = cm.prepareRun({ runId: 'r', tools: [{ name: 'echo', description: '', source: 'openclaw' }], executeTool: (call) => call.input })
+      let collected = 0
+      const registry = new FinalizationRegistry(() => collected++)
+      ;(async () => {
+        for (let i = 0; i < 200; i++) {
+          const controller = new AbortController()
+          registry.register(controller.signal, i)
+          await run.exec({ code: 'return 1' }, { signal: controller.signal })
+          await run.wait({ runId: 'cm_none' }, { signal: new AbortController().signal })
+        }
+        for (let i = 0; i < 10 && collected < 200; i++) {
+          globalThis.gc()
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        }
+        await cm.close()
+        console.log(collected)
+      })()`], { encoding: 'utf8', timeout: 30000 })
+    assert.equal(child.status, 0, child.stderr)
+    // Every signal is collectable; a few may still be in flight at the last gc.
+    assert.ok(Number(child.stdout) >= 190, `only ${child.stdout.trim()} of 200 signals were collected`)
+  })
+
   test('close() returns promptly when no cell is stuck', async () => {
     const times = []
     for (let i = 0; i < 15; i++) {

@@ -1,6 +1,7 @@
 // Plugin namespaces (docs/namespaces.md): registration rules, visibility,
 // scope serialisation, the guest's frozen trees, and calls through executeTool.
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { runInThisContext } from 'node:vm'
 import { afterEach, after, describe, test } from 'node:test'
@@ -502,6 +503,24 @@ describe('in the guest', () => {
     assert.deepEqual([done.status, done.value], ['completed', 42])
   })
 
+  test("aborting the exec aborts a namespace call in flight, and its signal fires", async () => {
+    registerIssues()
+    const signals = []
+    const { exec } = prepare({
+      answer: (call) => {
+        signals.push(call.signal)
+        return new Promise(() => {})
+      },
+    })
+    const controller = new AbortController()
+    const pending = exec('return await Issues.list()', { signal: controller.signal })
+    while (signals.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    controller.abort()
+    const result = await pending
+    assert.deepEqual([result.status, result.code], ['failed', 'aborted'])
+    while (!signals[0].aborted) await new Promise((resolve) => setTimeout(resolve, 5))
+  })
+
   test('namespace calls share the concurrency cap and queue with other nested calls', async () => {
     registerIssues()
     let inFlight = 0
@@ -561,4 +580,16 @@ describe('the host check', () => {
     assert.throws(() => other.input('github-issues', 'list', []), { message: refusal('github-issues', 'list') }, 'another run has its own table')
     assert.equal(mapped, 1)
   })
+})
+
+test('examples/issues-plugin.mjs runs its cell against the fake plugin', () => {
+  const example = new URL('../examples/issues-plugin.mjs', import.meta.url)
+  const child = spawnSync(process.execPath, [example.pathname], { encoding: 'utf8', timeout: 60000 })
+  assert.equal(child.status, 0, child.stderr)
+  assert.deepEqual(JSON.parse(child.stdout), {
+    status: 'completed',
+    value: { repository: 'openclaw/openclaw', open: 2, labelled: [3], missing: 'no issue #99' },
+  })
+  assert.match(child.stderr, /- Issues: GitHub issue helpers for the current repository\./)
+  assert.match(child.stderr, /executeTool github_update_issue \{"number":3,"patch":\{"labels":\["triage"\]\}\}/)
 })

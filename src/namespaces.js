@@ -200,24 +200,22 @@
     let nodes = 0
     function node(value, path) {
       if (++nodes > MAX_NODES) throw new Problem('too_large', [])
-      if (typeof value === 'function') throw new Problem('function', path)
+      if (typeof value === 'function') throw new Problem('function', path.slice())
       if (value !== null && typeof value === 'object') {
         const marker = markers.get(value)
         if (marker !== undefined) {
-          if (path[path.length - 1] === 'then') throw new Problem('then', path)
-          if (!required.includes(marker.toolName)) throw new Problem('foreign_tool', path, marker.toolName)
+          if (path[path.length - 1] === 'then') throw new Problem('then', path.slice())
+          if (!required.includes(marker.toolName)) throw new Problem('foreign_tool', path.slice(), marker.toolName)
           if (callables.length >= MAX_CALLABLES) throw new Problem('too_many_functions', [])
           callables.push({ path: path.slice(), tool: marker.toolName, inputMapper: marker.inputMapper })
           return null
         }
-        if (typeof value.toJSON === 'function') {
-          try {
-            value = value.toJSON(path.length === 0 ? '' : path[path.length - 1])
-          } catch (error) {
-            throw new Problem('threw', path, message(error))
-          }
-          if (typeof value === 'function') throw new Problem('function', path)
+        try {
+          if (typeof value.toJSON === 'function') value = value.toJSON(path.length === 0 ? '' : path[path.length - 1])
+        } catch (error) {
+          throw new Problem('threw', path.slice(), message(error))
         }
+        if (typeof value === 'function') throw new Problem('function', path.slice())
       }
       switch (typeof value) {
         case 'string':
@@ -234,12 +232,12 @@
       }
       if (value === null) return null
       if (value instanceof Number || value instanceof String || value instanceof Boolean) return node(value.valueOf(), path)
-      if (ancestors.includes(value)) throw new Problem('cycle', path)
-      if (path.length >= MAX_DEPTH) throw new Problem('too_deep', path)
+      if (ancestors.includes(value)) throw new Problem('cycle', path.slice())
+      if (path.length >= MAX_DEPTH) throw new Problem('too_deep', path.slice())
       const array = isArray(value)
       if (!array) {
         const prototype = getPrototypeOf(value)
-        if (prototype !== ObjectPrototype && prototype !== null) throw new Problem('unsupported', path, describe(value))
+        if (prototype !== ObjectPrototype && prototype !== null) throw new Problem('unsupported', path.slice(), describe(value))
       }
       ancestors.push(value)
       let out
@@ -254,12 +252,13 @@
       } else {
         out = {}
         for (const key of keys(value)) {
-          if (key === '' || key === '__proto__' || key === 'constructor' || key === 'prototype' || key.includes(SEPARATOR)) {
-            throw new Problem('unsafe_key', path.slice(), stringify(key))
+          const name = apply(toWellFormed, key, [])
+          if (name === '' || name === '__proto__' || name === 'constructor' || name === 'prototype' || name.includes(SEPARATOR)) {
+            throw new Problem('unsafe_key', path.slice(), stringify(name))
           }
-          path.push(key)
+          path.push(name)
           const item = read(value, key, path)
-          if (item !== SKIP) out[key] = item
+          if (item !== SKIP) out[name] = item
           path.pop()
         }
       }

@@ -338,6 +338,9 @@ impl CallOptions {
             deferred.resolve(move |env| {
                 if let Some((signal, listener)) = listening {
                     unwatch_signal(&env, &signal, &listener);
+                    // The reference is strong: without this, every signal
+                    // passed to exec or wait would stay alive for good.
+                    let _ = signal.unref(&env);
                 }
                 Ok(JsonText(json))
             });
