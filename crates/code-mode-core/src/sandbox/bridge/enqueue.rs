@@ -165,8 +165,17 @@ fn args_json<'js>(
     while args.last().is_some_and(Value::is_undefined) {
         args.pop();
     }
+    let (max, held) = {
+        let table = state.calls.borrow();
+        (table.max_bridge_bytes, table.input_bytes)
+    };
     let mut json = String::from("[");
     for (i, arg) in args.into_iter().enumerate() {
+        // Separators and `null`s count too: a call spread over a million
+        // `undefined`s is refused like any other large input.
+        if held + json.len() + 5 > max {
+            return Ok(Err(messages::tool_input_too_large(max)));
+        }
         if i > 0 {
             json.push(',');
         }
