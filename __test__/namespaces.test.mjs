@@ -127,6 +127,13 @@ describe('registration', () => {
       message: 'createCodeModeNamespaceTool: inputMapper must be a function when given.',
     })
     assert.throws(() => clearCodeModeNamespacesForPlugin(3), { message: 'clearCodeModeNamespacesForPlugin: pluginId must be a string.' })
+    assert.throws(() => namespaceTool('t', null), { message: 'createCodeModeNamespaceTool: inputMapper must be a function when given.' })
+    const throwing = { ...valid(), id: 'getter', get globalName() { throw new Error('boom') } }
+    assert.throws(() => register('p', throwing), { name: 'TypeError', message: 'registerCodeModeNamespaceForPlugin: reading globalName threw: boom' })
+    register('p', { ...valid(), id: 'repeats', globalName: 'Repeats', requiredToolNames: Array(300).fill('t') })
+    assert.throws(() => register('p', { ...valid(), id: 'many', globalName: 'Many', requiredToolNames: Array.from({ length: 257 }, (_, i) => `t${i}`) }), {
+      message: 'registerCodeModeNamespaceForPlugin: requiredToolNames must list at most 256 different tools.',
+    })
   })
 
   test('a marker is a frozen, inert object', () => {
@@ -259,9 +266,72 @@ describe('createScope', () => {
     assert.deepEqual([timedOut.code, timedOut.error], ['timeout', 'code mode timeout exceeded.'])
     const controller = new AbortController()
     const pending = exec('return 1', { signal: controller.signal })
+    assert.equal(signal.aborted, false, 'an exec that ran out of budget does not abort createScope')
     controller.abort()
     assert.equal((await pending).code, 'aborted')
-    assert.equal(signal.aborted, false, 'the first exec was not aborted; its createScope keeps going')
+    assert.equal(signal.aborted, true, 'the last exec waiting for createScope was aborted: its signal fires')
+  })
+
+  test('an exec aborted before it starts never calls createScope', async () => {
+    let calls = 0
+    registerIssues((ctx) => {
+      calls++
+      return issuesScope(ctx)
+    })
+    const { exec } = prepare()
+    const controller = new AbortController()
+    controller.abort()
+    const result = await exec('return 1', { signal: controller.signal })
+    assert.deepEqual([result.code, calls], ['aborted', 0])
+    assert.equal((await exec('return typeof Issues')).value, 'object')
+    assert.equal(calls, 1)
+  })
+
+  test('aborting one of two execs waiting for createScope leaves the other waiting, and the call unaborted', async () => {
+    let signal
+    const gate = deferred()
+    registerIssues(async (ctx) => {
+      signal = ctx.signal
+      await gate.promise
+      return issuesScope(ctx)
+    })
+    const { exec } = prepare()
+    const controller = new AbortController()
+    const aborted = exec('return 1', { signal: controller.signal })
+    const waiting = exec('return typeof Issues.list')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    controller.abort()
+    assert.equal((await aborted).code, 'aborted')
+    assert.equal(signal.aborted, false)
+    gate.resolve()
+    assert.deepEqual([(await waiting).status, (await waiting).value], ['completed', 'function'])
+  })
+
+  test('a createScope that makes an exec of its own on the same run shares the one call', async () => {
+    let calls = 0
+    let run
+    let inner
+    registerIssues((ctx) => {
+      calls++
+      if (inner === undefined) inner = run.exec({ code: 'return typeof Issues.update' })
+      return issuesScope(ctx)
+    })
+    ;({ run } = prepare())
+    const outer = await run.exec({ code: 'return typeof Issues.list' })
+    assert.deepEqual([outer.value, (await inner).value, calls], ['function', 'function', 1])
+  })
+
+  test('a scope the core refuses is not kept: the next exec calls createScope again', async () => {
+    let calls = 0
+    registerIssues((ctx) => {
+      calls++
+      // 100000 characters of three bytes each: small in UTF-16, too large in UTF-8.
+      return calls === 1 ? { big: '€'.repeat(100_000) } : issuesScope(ctx)
+    })
+    const { exec } = prepare()
+    assert.equal((await exec('return 1')).error, `${PREFIX}the scope has more than 10000 values or 262144 bytes of JSON.`)
+    assert.equal((await exec('return typeof Issues.list')).value, 'function')
+    assert.equal(calls, 2)
   })
 
   test('close answers an exec still waiting for createScope', async () => {
@@ -302,6 +372,9 @@ describe('scope serialisation', () => {
       [deep, `Issues${'.d'.repeat(32)} nests deeper than 32 levels.`],
       [{ client: new Client() }, 'Issues.client is a Client; a scope holds only plain objects, arrays, JSON values and createCodeModeNamespaceTool markers.'],
       [{ cache: new Map() }, 'Issues.cache is a Map; a scope holds only plain objects, arrays, JSON values and createCodeModeNamespaceTool markers.'],
+      [{ error: new Error('x') }, 'Issues.error is an Error; a scope holds only plain objects, arrays, JSON values and createCodeModeNamespaceTool markers.'],
+      [{ p: new Proxy({}, { ownKeys() { throw new Error('trap') } }) }, 'reading Issues.p threw: trap'],
+      [{ a: '\ud800', b: { '\ud800': 1, '\udbff': 2 } }, 'Issues.b has two keys that both read "\ufffd" once lone surrogates are replaced.'],
       [{ remove: namespaceTool('github_delete_repo') }, 'Issues.remove targets the tool "github_delete_repo", which is not in the namespace\'s requiredToolNames.'],
       [{ read: namespaceTool('read') }, 'Issues.read targets the tool "read", which is not in the namespace\'s requiredToolNames.'],
       [{ then: namespaceTool('github_list_issues') }, 'Issues.then is callable, which would make the object a thenable; use another name.'],
@@ -449,6 +522,23 @@ describe('in the guest', () => {
     assert.deepEqual(result.value.failed, { error: 'rate limited', isError: true, plainError: true, name: 'Error', own: ['message'] })
   })
 
+  test('a mapper runs with no `this`, and one that returns a Promise is refused', async () => {
+    const seen = []
+    registerIssues(() => ({
+      list: namespaceTool('github_list_issues', function (args) {
+        seen.push(this)
+        return args[0]
+      }),
+      update: namespaceTool('github_update_issue', async ([number]) => ({ number })),
+    }))
+    const { exec, calls } = prepare()
+    const result = await exec(`${ATTEMPT} return [await attempt(() => Issues.list({ a: 1 })), await attempt(() => Issues.update(1))]`)
+    assert.deepEqual(seen, [undefined])
+    assert.deepEqual(result.value[0], { ok: { tool: 'github_list_issues', input: { a: 1 } } })
+    assert.equal(result.value[1].error, 'the inputMapper of "update" returned a Promise; it must return the tool\'s input itself.')
+    assert.equal(calls.length, 1)
+  })
+
   test('an input mapper that throws rejects the call in the guest, and the executor is not called', async () => {
     registerIssues(() => ({
       update: namespaceTool('github_update_issue', ([number]) => {
@@ -568,7 +658,8 @@ describe('the host check', () => {
     const run = registry.bind(records, { runId: 'r' })
     const refusal = (id, path) => `code mode namespace call refused: "${id}" has no function at "${path}" in this run.`
     assert.throws(() => run.input('github-issues', 'list', []), { message: refusal('github-issues', 'list') }, 'nothing is serialised before the first exec')
-    const outcome = await new Promise((resolve) => run.scopes(1000, undefined, (kind, payload) => resolve([kind, payload])))
+    // The core accepts what it is given here: `done` answers true.
+    const outcome = await new Promise((resolve) => run.scopes(1000, undefined, (kind, payload) => (resolve([kind, payload]), true)))
     assert.equal(outcome[0], 'ready')
     assert.deepEqual(JSON.parse(outcome[1]), [{ tree: { list: null }, callables: [{ path: ['list'], tool: 'list' }] }])
     assert.deepEqual(run.input('github-issues', 'list', [{ a: 1 }]), { a: 1 })

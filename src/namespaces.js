@@ -20,6 +20,8 @@
   const apply = Reflect.apply
   const freeze = Object.freeze
   const keys = Object.keys
+  const hasOwn = Object.hasOwn
+  const byteLength = Buffer.byteLength
   const getPrototypeOf = Object.getPrototypeOf
   const isArray = Array.isArray
   const ObjectPrototype = Object.prototype
@@ -63,11 +65,11 @@
     return typeof value === 'string' && value.trim() !== ''
   }
 
-  function optionalText(registration, field) {
-    const value = registration[field]
+  function optionalText(registration, name) {
+    const value = field(registration, name)
     if (value === undefined || value === null) return undefined
-    if (typeof value !== 'string') refuse(`${field} must be a string when given.`)
-    if (value.length > MAX_TEXT) refuse(`${field} must be at most ${MAX_TEXT} characters.`)
+    if (typeof value !== 'string') refuse(`${name} must be a string when given.`)
+    if (value.length > MAX_TEXT) refuse(`${name} must be at most ${MAX_TEXT} characters.`)
     return value
   }
 
@@ -81,21 +83,39 @@
     return undefined
   }
 
+  /** `registration[field]`; a getter that throws is a refusal naming the field. */
+  function field(registration, name) {
+    try {
+      return registration[name]
+    } catch (error) {
+      return refuse(`reading ${name} threw: ${message(error)}`)
+    }
+  }
+
   function register(pluginId, registration) {
     if (!text(pluginId)) refuse('pluginId must be a non-empty string.')
     if (registration === null || typeof registration !== 'object') refuse('registration must be an object.')
-    const { id, globalName, requiredToolNames, createScope } = registration
+    const id = field(registration, 'id')
+    const globalName = field(registration, 'globalName')
+    const requiredToolNames = field(registration, 'requiredToolNames')
+    const createScope = field(registration, 'createScope')
     if (!text(id)) refuse('id must be a non-empty string.')
     if (typeof globalName !== 'string') refuse('globalName must be a string.')
     const problem = globalNameProblem(globalName)
     if (problem !== undefined) refuse(problem)
     if (typeof createScope !== 'function') refuse('createScope must be a function.')
     if (!isArray(requiredToolNames) || requiredToolNames.length === 0) refuse('requiredToolNames must be a non-empty array of tool names.')
-    if (requiredToolNames.length > MAX_REQUIRED) refuse(`requiredToolNames must list at most ${MAX_REQUIRED} tools.`)
     const required = []
-    for (const name of requiredToolNames) {
+    let names
+    try {
+      names = [...requiredToolNames]
+    } catch (error) {
+      refuse(`reading requiredToolNames threw: ${message(error)}`)
+    }
+    for (const name of names) {
       if (!text(name)) refuse('requiredToolNames must hold only non-empty strings.')
       if (!required.includes(name)) required.push(name)
+      if (required.length > MAX_REQUIRED) refuse(`requiredToolNames must list at most ${MAX_REQUIRED} different tools.`)
     }
     const description = optionalText(registration, 'description')
     const prompt = optionalText(registration, 'prompt')
@@ -164,13 +184,22 @@
     }
   }
 
+  /** `a Map`, `an Error`. */
+  function article(name) {
+    return /^[AEIOUaeiou]/.test(name) ? `an ${name}` : `a ${name}`
+  }
+
   function describe(value) {
     try {
       const prototype = getPrototypeOf(value)
       const name = prototype !== null && typeof prototype.constructor === 'function' ? prototype.constructor.name : ''
-      if (typeof name === 'string' && name !== '' && name !== 'Object') return `a ${name}`
+      if (typeof name === 'string' && name !== '' && name !== 'Object') return article(name)
     } catch {}
-    return `an object tagged ${apply(objectToString, value, [])}`
+    try {
+      return `an object tagged ${apply(objectToString, value, [])}`
+    } catch {
+      return 'an object that cannot be inspected'
+    }
   }
 
   function typeName(value) {
@@ -178,7 +207,7 @@
     if (markers.has(value)) return 'a createCodeModeNamespaceTool marker'
     if (isArray(value)) return 'an array'
     if (typeof value === 'object') return describe(value)
-    return typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`
+    return typeof value === 'undefined' ? 'undefined' : article(typeof value)
   }
 
   const SKIP = Symbol('skip')
@@ -234,16 +263,30 @@
       if (value instanceof Number || value instanceof String || value instanceof Boolean) return node(value.valueOf(), path)
       if (ancestors.includes(value)) throw new Problem('cycle', path.slice())
       if (path.length >= MAX_DEPTH) throw new Problem('too_deep', path.slice())
-      const array = isArray(value)
-      if (!array) {
-        const prototype = getPrototypeOf(value)
-        if (prototype !== ObjectPrototype && prototype !== null) throw new Problem('unsupported', path.slice(), describe(value))
+      let array
+      let members
+      try {
+        array = isArray(value)
+        if (!array) {
+          const prototype = getPrototypeOf(value)
+          if (prototype !== ObjectPrototype && prototype !== null) throw new Problem('unsupported', path.slice(), describe(value))
+          members = keys(value)
+        }
+      } catch (error) {
+        if (error instanceof Problem) throw error
+        throw new Problem('threw', path.slice(), message(error))
       }
       ancestors.push(value)
       let out
       if (array) {
         out = []
-        for (let i = 0; i < value.length; i++) {
+        let length
+        try {
+          length = value.length
+        } catch (error) {
+          throw new Problem('threw', path.slice(), message(error))
+        }
+        for (let i = 0; i < length; i++) {
           path.push(String(i))
           const item = read(value, i, path)
           out.push(item === SKIP ? null : item)
@@ -251,11 +294,12 @@
         }
       } else {
         out = {}
-        for (const key of keys(value)) {
+        for (const key of members) {
           const name = apply(toWellFormed, key, [])
           if (name === '' || name === '__proto__' || name === 'constructor' || name === 'prototype' || name.includes(SEPARATOR)) {
             throw new Problem('unsafe_key', path.slice(), stringify(name))
           }
+          if (name !== key && hasOwn(out, name)) throw new Problem('duplicate_key', path.slice(), stringify(name))
           path.push(name)
           const item = read(value, key, path)
           if (item !== SKIP) out[name] = item
@@ -275,7 +319,7 @@
       return node(value, path)
     }
     const tree = node(root, [])
-    if (stringify(tree).length > MAX_BYTES) throw new Problem('too_large', [])
+    if (byteLength(stringify(tree)) > MAX_BYTES) throw new Problem('too_large', [])
     return { tree, callables }
   }
 
@@ -292,106 +336,155 @@
    * run did not serialise.
    */
   function bind(records, base) {
-    /** namespace id -> (path -> { toolName, inputMapper }), once built. */
+    /** namespace id -> (path -> { toolName, inputMapper }), once accepted. */
     let tables = null
     let json = null
-    let pending = null
+    /** The attempt in progress: its promise, its controller and its waiters. */
+    let attempt = null
 
-    function create(signal) {
-      const controller = new AbortControllerClass()
-      if (signal !== undefined && signal !== null) {
-        try {
-          if (signal.aborted) controller.abort(signal.reason)
-          else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true })
-        } catch {}
+    /** One createScope call, as an outcome: a scope or a problem. */
+    function call(record, index, signal) {
+      const ctx = {
+        agentId: base.agentId,
+        sessionKey: base.sessionKey,
+        sessionId: base.sessionId,
+        runId: base.runId,
+        config: base.config,
+        signal,
       }
-      const attempts = records.map((record, index) => {
-        const ctx = {
-          agentId: base.agentId,
-          sessionKey: base.sessionKey,
-          sessionId: base.sessionId,
-          runId: base.runId,
-          config: base.config,
-          signal: controller.signal,
-        }
-        let returned
+      const failed = (error) => ({ index, problem: error instanceof Problem ? error : new Problem('create_failed', [], message(error)) })
+      return new PromiseClass((resolve) => {
         try {
-          returned = record.createScope(ctx)
-        } catch (error) {
-          return { index, problem: new Problem('create_failed', [], message(error)) }
-        }
-        return new PromiseClass((resolve) => {
+          const returned = apply(record.createScope, undefined, [ctx])
           const onValue = (value) => {
             try {
               resolve({ index, scope: serialise(record, value) })
             } catch (error) {
-              resolve({ index, problem: error instanceof Problem ? error : new Problem('create_failed', [], message(error)) })
+              resolve(failed(error))
             }
           }
-          const onError = (error) => resolve({ index, problem: new Problem('create_failed', [], message(error)) })
-          apply(promiseThen, apply(promiseResolve, PromiseClass, [returned]), [onValue, onError])
-        })
-      })
-      return PromiseClass.all(attempts).then((outcomes) => {
-        const failed = outcomes.find((outcome) => outcome.problem !== undefined)
-        if (failed !== undefined) {
-          pending = null
-          const { kind, path, detail } = failed.problem
-          return { problem: [failed.index, kind, path, detail] }
+          // Like `await`: a thenable is followed; one that throws on the way fails.
+          apply(promiseThen, apply(promiseResolve, PromiseClass, [returned]), [onValue, (error) => resolve(failed(error))])
+        } catch (error) {
+          resolve(failed(error))
         }
-        const built = new MapClass()
-        const out = []
-        outcomes.forEach(({ index, scope }) => {
-          const table = new MapClass()
-          for (const { path, tool, inputMapper } of scope.callables) table.set(path.join(SEPARATOR), { toolName: tool, inputMapper })
-          built.set(records[index].id, table)
-          out.push({ tree: scope.tree, callables: scope.callables.map(({ path, tool }) => ({ path, tool })) })
-        })
-        tables = built
-        json = stringify(out)
-        return { json }
       })
     }
 
     /**
-     * done('ready', json) | done('problem', [index, kind, path, detail]) |
-     * done('stopped') when `budgetMs` passes or `signal` aborts first.
+     * Starts an attempt. createScope runs in a later microtask, so an exec
+     * it makes itself joins this attempt rather than starting another. Its
+     * signal aborts when every exec waiting for it has been aborted, and the
+     * attempt is then dropped, so a later exec starts afresh.
+     */
+    function start() {
+      const controller = new AbortControllerClass()
+      const current = { controller, waiters: 0, promise: undefined }
+      current.promise = promiseResolve
+        .call(PromiseClass)
+        .then(() =>
+          // Every exec that wanted it was aborted before it began: not called.
+          controller.signal.aborted
+            ? [{ index: 0, problem: new Problem('create_failed', [], 'aborted') }]
+            : PromiseClass.all(records.map((record, index) => call(record, index, controller.signal))),
+        )
+        .then((outcomes) => {
+          const failed = outcomes.find((outcome) => outcome.problem !== undefined)
+          if (failed !== undefined) {
+            const { kind, path, detail } = failed.problem
+            return { problem: [failed.index, kind, path, detail] }
+          }
+          const built = new MapClass()
+          const out = []
+          for (const { index, scope } of outcomes) {
+            const table = new MapClass()
+            for (const { path, tool, inputMapper } of scope.callables) table.set(path.join(SEPARATOR), { toolName: tool, inputMapper })
+            built.set(records[index].id, table)
+            out.push({ tree: scope.tree, callables: scope.callables.map(({ path, tool }) => ({ path, tool })) })
+          }
+          return { json: stringify(out), tables: built }
+        })
+        .then(undefined, (error) => ({ problem: [0, 'create_failed', [], message(error)] }))
+        .then((outcome) => {
+          // A failure is not kept: the next exec tries again.
+          if (outcome.problem !== undefined && attempt === current) attempt = null
+          return outcome
+        })
+      return current
+    }
+
+    /**
+     * done('ready', json) -> whether the core accepted the scopes |
+     * done('problem', [index, kind, path, detail]) | done('stopped') when
+     * `budgetMs` passes or `signal` aborts first.
      */
     function scopes(budgetMs, signal, done) {
-      if (json !== null) return done('ready', json)
-      if (pending === null) pending = create(signal)
+      /** Tells the core; what it throws is not the plugin's, and goes nowhere else. */
+      const tell = (kind, payload) => {
+        try {
+          return done(kind, payload === undefined ? null : payload)
+        } catch {
+          return false
+        }
+      }
+      if (json !== null) return tell('ready', json)
+      if (attempt === null) attempt = start()
+      const current = attempt
+      current.waiters++
       let finished = false
       let timer
       let onAbort
-      const finish = (kind, payload) => {
+      const finish = (kind, payload, outcome) => {
         if (finished) return
         finished = true
         clearTimer(timer)
+        current.waiters--
         if (onAbort !== undefined) {
           try {
             signal.removeEventListener('abort', onAbort)
           } catch {}
         }
-        done(kind, payload)
+        if (kind === 'aborted') {
+          if (current.waiters === 0) {
+            if (attempt === current) attempt = null
+            try {
+              current.controller.abort(signal.reason)
+            } catch {}
+          }
+          return tell('stopped')
+        }
+        if (kind !== 'ready') return tell(kind, payload)
+        if (json !== null) return tell('ready', json)
+        if (tell('ready', payload) === true) {
+          json = payload
+          tables = outcome.tables
+        } else if (attempt === current) {
+          attempt = null
+        }
       }
       timer = setTimer(() => finish('stopped'), budgetMs)
       if (typeof timer === 'object' && typeof timer.unref === 'function') timer.unref()
       if (signal !== undefined && signal !== null) {
-        onAbort = () => finish('stopped')
+        let aborted = false
         try {
-          signal.addEventListener('abort', onAbort, { once: true })
+          aborted = signal.aborted === true
+          if (!aborted) {
+            onAbort = () => finish('aborted')
+            signal.addEventListener('abort', onAbort, { once: true })
+          }
         } catch {}
+        if (aborted) return finish('aborted')
       }
-      pending.then(
-        (outcome) => (outcome.json !== undefined ? finish('ready', outcome.json) : finish('problem', outcome.problem)),
-        (error) => finish('problem', [0, 'create_failed', [], message(error)]),
-      )
+      current.promise.then((outcome) => (outcome.json !== undefined ? finish('ready', outcome.json, outcome) : finish('problem', outcome.problem)))
     }
 
     function input(id, path, args) {
       const target = tables === null ? undefined : tables.get(id)?.get(path)
       if (target === undefined || !isArray(args)) throw new ErrorClass(`code mode namespace call refused: ${stringify(id)} has no function at ${stringify(path)} in this run.`)
-      const mapped = target.inputMapper === undefined ? defaultInput(args) : target.inputMapper(args)
+      const mapped = target.inputMapper === undefined ? defaultInput(args) : apply(target.inputMapper, undefined, [args])
+      if (mapped !== null && (typeof mapped === 'object' || typeof mapped === 'function') && typeof mapped.then === 'function') {
+        throw new TypeErrorClass(`the inputMapper of ${stringify(path)} returned a Promise; it must return the tool's input itself.`)
+      }
       return mapped === undefined ? {} : mapped
     }
 

@@ -15,7 +15,7 @@ use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
 use napi::{sys, Env, Error, JsValue, Result, Status};
 use napi_derive::napi;
 
-use crate::js::{self, call_function, undefined};
+use crate::js::{self, call_function};
 
 const NAMESPACES_JS: &str = include_str!("namespaces.js");
 
@@ -140,10 +140,11 @@ pub fn register_code_mode_namespace_for_plugin(
 pub fn create_code_mode_namespace_tool<'env>(
     env: &'env Env,
     tool_name: Unknown,
-    input_mapper: Option<Unknown>,
+    input_mapper: Unknown,
 ) -> Result<Unknown<'env>> {
-    let mapper = input_mapper.map_or_else(|| undefined(env), |mapper| mapper.raw());
-    call(env, |r| &r.tool, &[tool_name.raw(), mapper])
+    // Not an `Option`: napi would read `null` as absent, and a mapper of
+    // `null` is a mistake to report, not a default.
+    call(env, |r| &r.tool, &[tool_name.raw(), input_mapper.raw()])
 }
 
 /// Removes every namespace `pluginId` registered (rollback or uninstall).

@@ -141,7 +141,8 @@ impl CodeModeRunSurface {
         };
         let control = call.control.clone();
         let (settle, promise) = call.promise(env)?;
-        match (&self.parts.scopes, ready) {
+        // An exec aborted before it starts runs nothing, createScope included.
+        match (&self.parts.scopes, ready || control.stopped().is_some()) {
             (Some(scopes), false) => {
                 self.exec_after_scopes(env, scopes, signal, request, control, settle)
             }
@@ -211,7 +212,7 @@ impl CodeModeRunSurface {
         let engine = self.engine.clone();
         let answer = gate.clone();
         let done =
-            env.create_function_from_closure::<(), (), _>("codeModeScopesDone", move |ctx| {
+            env.create_function_from_closure::<(), bool, _>("codeModeScopesDone", move |ctx| {
                 let kind: String = ctx.get(0)?;
                 let payload: Unknown = ctx.get(1)?;
                 let namespaces = &agent_run.toolbox.namespaces;
@@ -219,7 +220,10 @@ impl CodeModeRunSurface {
                     "ready" => {
                         let json = js::string(&payload)?.unwrap_or_default();
                         match namespaces.accept(&json) {
-                            Ok(()) => engine.open(&answer),
+                            Ok(()) => {
+                                engine.open(&answer);
+                                return Ok(true);
+                            }
                             Err(message) => {
                                 engine.refuse_held(&answer, ErrorCode::InvalidInput, &message)
                             }
@@ -237,7 +241,7 @@ impl CodeModeRunSurface {
                         engine.open(&answer);
                     }
                 }
-                Ok(())
+                Ok(false)
             });
         let called = done.and_then(|done| {
             let scopes = scopes.borrow_back(env)?;

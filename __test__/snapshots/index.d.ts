@@ -114,7 +114,7 @@ export interface NamespaceScopeContext {
   runId: string
   /** The run context's `scopeContext`, as the gateway passed it. */
   config?: Record<string, unknown>
-  /** Follows the signal of the exec that builds the scope (the run's first). */
+  /** Fires when every exec waiting for this call has been aborted. */
   signal: AbortSignal
 }
 

@@ -241,6 +241,7 @@ pub fn namespace_problem(kind: &str, path: &str, detail: &str) -> String {
         "then" => format!("{path} is callable, which would make the object a thenable; use another name."),
         "cycle" => format!("{path} is a circular reference."),
         "unsafe_key" => format!("{path} has the unsafe key {detail}."),
+        "duplicate_key" => format!("{path} has two keys that both read {detail} once lone surrogates are replaced."),
         "too_deep" => format!("{path} nests deeper than {NAMESPACE_SCOPE_DEPTH} levels."),
         "too_large" => namespace_scope_too_large(),
         "too_many_functions" => format!("the scope has more than {NAMESPACE_CALLABLES} functions."),
