@@ -159,6 +159,8 @@ export interface Telemetry {
   searchCount: number
   describeCount: number
   callCount: number
+  /** Nested calls whose input their tool's schema refused (never started). */
+  invalidInputCount: number
   /** Model-visible tool names: exec, wait and the direct-only tools. */
   visibleTools: string[]
 }
@@ -266,6 +268,11 @@ export interface CodeModeConfig {
   searchDefaultLimit: number
   maxSearchLimit: number
   languages: Array<'javascript' | 'typescript'>
+  /**
+   * Nested-call inputs are checked against their tool's schema before the
+   * executor sees them.
+   */
+  validateToolInputs: boolean
 }
 
 /** Process-wide diagnostics of the addon. */
@@ -290,6 +297,11 @@ export interface CodeModeDiagnostics {
    * two beyond its own threads before it stops replacing them.
    */
   abandonedWorkersRunning: number
+  /**
+   * Tools whose input schema did not compile, so their inputs are not
+   * validated (the newest 64, one sentence each naming the tool).
+   */
+  schemaProblems: Array<string>
 }
 
 /**

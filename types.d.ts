@@ -159,6 +159,8 @@ export interface Telemetry {
   searchCount: number
   describeCount: number
   callCount: number
+  /** Nested calls whose input their tool's schema refused (never started). */
+  invalidInputCount: number
   /** Model-visible tool names: exec, wait and the direct-only tools. */
   visibleTools: string[]
 }

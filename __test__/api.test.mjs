@@ -18,11 +18,14 @@ test('resolveCodeModeConfig: defaults, shorthands, merge and clamps', () => {
   assert.deepEqual(defaults, {
     enabled: false, timeoutMs: 10000, memoryLimitBytes: 67108864, maxOutputBytes: 65536,
     maxSnapshotBytes: 10485760, maxPendingToolCalls: 16, snapshotTtlSeconds: 900,
-    searchDefaultLimit: 8, maxSearchLimit: 50, languages: ['javascript', 'typescript'],
+    searchDefaultLimit: 8, maxSearchLimit: 50, languages: ['javascript', 'typescript'], validateToolInputs: true,
   })
   assert.equal(resolveCodeModeConfig(true).enabled, true)
   assert.equal(resolveCodeModeConfig({ timeoutMs: 500 }).enabled, false)
   assert.equal(resolveCodeModeConfig({ enabled: true }, false).enabled, false)
+  assert.equal(resolveCodeModeConfig({ validateToolInputs: false }).validateToolInputs, false)
+  assert.equal(resolveCodeModeConfig({ validateToolInputs: false }, { validateToolInputs: true }).validateToolInputs, true, 'merged per agent')
+  assert.equal(resolveCodeModeConfig({ validateToolInputs: 'no' }).validateToolInputs, true, 'only false turns it off')
   const merged = resolveCodeModeConfig({ enabled: true, timeoutMs: 500 }, { maxOutputBytes: 1 })
   assert.deepEqual([merged.enabled, merged.timeoutMs, merged.maxOutputBytes], [true, 500, 1024])
   assert.equal(resolveCodeModeConfig({ timeoutMs: -1 }).timeoutMs, 10000)

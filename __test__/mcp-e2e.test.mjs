@@ -535,8 +535,15 @@ return { uris: resources.resources.map((r) => r.uri), read, prompts: prompts.pro
     )
   })
 
-  test("a tool's isError result resolves as the server sent it (types are the server's to check)", async () => {
-    const { run, calls } = prepare()
+  test('an input the schema refuses never reaches the server; with validation off, its isError result resolves as sent', async () => {
+    const checked = prepare()
+    const refused = await value(checked.run, `${ATTEMPT}\nreturn await attempt(() => MCP.everything.getSum({ a: 'one', b: 1 }))`)
+    assert.equal(
+      refused.error,
+      'Invalid input for MCP.everything.getSum: input.a: expected number, got "one". MCP.everything.$api("getSum", { schema: true }) shows its input schema.',
+    )
+    assert.equal(checked.calls.length, 0)
+    const { run, calls } = prepare({ agentConfig: { validateToolInputs: false } })
     const result = await value(run, "return await MCP.everything.getSum({ a: 'one', b: 1 })")
     assert.deepEqual(result, await client.callTool({ name: 'get-sum', arguments: { a: 'one', b: 1 } }))
     assert.equal(result.isError, true)

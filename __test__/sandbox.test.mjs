@@ -24,7 +24,7 @@ describe('values and output', () => {
       value: 1,
       output: [],
       replaySafe: false,
-      telemetry: { catalogSize: 1, sources: { openclaw: 1, mcp: 0, client: 0 }, searchCount: 0, describeCount: 0, callCount: 0, visibleTools: ['exec', 'wait'] },
+      telemetry: { catalogSize: 1, sources: { openclaw: 1, mcp: 0, client: 0 }, searchCount: 0, describeCount: 0, callCount: 0, invalidInputCount: 0, visibleTools: ['exec', 'wait'] },
     })
   })
 

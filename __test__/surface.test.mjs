@@ -402,20 +402,22 @@ describe('telemetry (docs/catalog.md)', () => {
         await tools.search('')
         await tools.describe('read')
         await tools.call('openclaw:core:write', {})
-        await tools.read({})
+        await tools.read({ path: 'a.txt' })
+        try { await tools.read({}) } catch {}
         return 1`,
     })
     assert.equal(first.status, 'completed', first.error)
     const base = {
       catalogSize: 6,
       sources: { openclaw: 3, mcp: 2, client: 1 },
+      invalidInputCount: 0,
       visibleTools: ['exec', 'wait', 'computer'],
     }
-    assert.deepEqual(first.telemetry, { ...base, searchCount: 2, describeCount: 1, callCount: 2, visibleTools: base.visibleTools })
+    assert.deepEqual(first.telemetry, { ...base, searchCount: 2, describeCount: 1, callCount: 3, invalidInputCount: 1, visibleTools: base.visibleTools })
     assert.deepEqual(first.telemetry.visibleTools, run.modelTools.map((d) => d.name))
     const second = await run.exec({ code: "await tools.describe('openclaw:core:write'); await tools.call('pick', {}); return 2" })
     assert.equal(second.status, 'completed', second.error)
-    assert.deepEqual(second.telemetry, { ...base, searchCount: 2, describeCount: 2, callCount: 3, visibleTools: base.visibleTools })
+    assert.deepEqual(second.telemetry, { ...base, searchCount: 2, describeCount: 2, callCount: 4, invalidInputCount: 1, visibleTools: base.visibleTools })
     assert.deepEqual(executed, ['write', 'read', 'pick'], 'search and describe never reach the executor')
     const failed = await run.exec({ code: 'throw new Error("x")' })
     assert.equal(failed.status, 'failed')

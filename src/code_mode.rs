@@ -1,12 +1,12 @@
 //! `createCodeMode` and the `CodeMode` instance a gateway holds per process.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 
 use code_mode_core::config::CodeModeConfig as CoreConfig;
 use code_mode_core::limits::MAX_WORKER_THREADS;
 use code_mode_core::model::{self, RunPlan};
-use code_mode_core::runs::{AgentRun, Engine};
-use napi::bindgen_prelude::{JsObjectValue, Object, Unknown};
+use code_mode_core::runs::{AgentRun, Engine, Toolbox};
+use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Object, Unknown};
 use napi::{Env, Error, Result, ValueType};
 use napi_derive::napi;
 
@@ -116,7 +116,7 @@ impl CodeMode {
             }
             _ => None,
         };
-        self.build(context, config, plan, binding)
+        self.build(&env, context, config, plan, binding)
     }
 
     /// Suspended runs held now (diagnostics).
@@ -152,6 +152,7 @@ impl CodeMode {
     /// executor (none without `executeTool`, and exec then throws).
     fn build(
         &self,
+        env: &Env,
         context: RunContext,
         config: Arc<CoreConfig>,
         plan: RunPlan,
@@ -161,13 +162,16 @@ impl CodeMode {
             Some(RunBinding { scopes, input }) => (Some(scopes), Some(input)),
             None => (None, None),
         };
+        let mut executor_of_run = None;
         let agent_run = context.execute.map(|execute| {
             let executor = Arc::new(Executor {
                 execute,
                 on_event: context.on_event,
                 namespace_input: input,
+                validate: OnceLock::new(),
                 channel: self.channel.clone(),
             });
+            executor_of_run = Some(executor.clone());
             AgentRun::new(
                 config,
                 plan.catalog.clone(),
@@ -178,6 +182,13 @@ impl CodeMode {
                 context.owner,
             )
         });
+        if let (Some(agent_run), Some(executor)) = (&agent_run, executor_of_run) {
+            if !agent_run.toolbox.namespaces.is_empty() {
+                let _ = executor
+                    .validate
+                    .set(validator(env, Arc::downgrade(&agent_run.toolbox))?);
+            }
+        }
         let parts = SurfaceParts {
             active: plan.active,
             agent_run,
@@ -189,4 +200,25 @@ impl CodeMode {
         };
         Ok(CodeModeRunSurface::new(self.engine.clone(), parts))
     }
+}
+
+/// `validate(toolId, callee, inputText)` for `host.js`: a namespace call's
+/// mapped input against its tool's schema; the message of a refusal, or
+/// null. Runs on the JavaScript thread, bounded by the input's size.
+fn validator(env: &Env, toolbox: Weak<Toolbox>) -> Result<FunctionRef<(), Option<String>>> {
+    env.create_function_from_closure::<(), Option<String>, _>("codeModeValidate", move |ctx| {
+        let id: String = ctx.get(0)?;
+        let callee: String = ctx.get(1)?;
+        let input: String = ctx.get(2)?;
+        let Some(toolbox) = toolbox.upgrade() else {
+            return Ok(None);
+        };
+        let Some(entry) = toolbox.catalog.exact(&id) else {
+            return Ok(None);
+        };
+        Ok(toolbox.check_input(entry, &input, || {
+            (callee, code_mode_core::messages::describe_hint(&id))
+        }))
+    })?
+    .create_ref()
 }

@@ -22,6 +22,9 @@ pub struct CodeModeConfig {
     pub max_search_limit: f64,
     #[napi(ts_type = "Array<'javascript' | 'typescript'>")]
     pub languages: Vec<String>,
+    /// Nested-call inputs are checked against their tool's schema before the
+    /// executor sees them.
+    pub validate_tool_inputs: bool,
 }
 
 impl From<&CoreConfig> for CodeModeConfig {
@@ -41,6 +44,7 @@ impl From<&CoreConfig> for CodeModeConfig {
                 .iter()
                 .map(|l| l.as_str().to_owned())
                 .collect(),
+            validate_tool_inputs: config.validate_tool_inputs,
         }
     }
 }

@@ -16,6 +16,9 @@ pub struct CodeModeDiagnostics {
     /// Abandoned workers still finishing that call. Each engine keeps at most
     /// two beyond its own threads before it stops replacing them.
     pub abandoned_workers_running: u32,
+    /// Tools whose input schema did not compile, so their inputs are not
+    /// validated (the newest 64, one sentence each naming the tool).
+    pub schema_problems: Vec<String>,
 }
 
 /// Process-wide diagnostics of the addon.
@@ -26,6 +29,7 @@ pub fn code_mode_diagnostics() -> CodeModeDiagnostics {
         typescript_initialized: code_mode_core::source::typescript_initialized(),
         abandoned_workers: saturate(total),
         abandoned_workers_running: saturate(running),
+        schema_problems: code_mode_core::validation::schema_problems(),
     }
 }
 

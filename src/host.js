@@ -216,13 +216,16 @@
    * parentToolCallId, codeModeRunId, namespaceId, namespacePath}, ...] (the
    * binding's `BatchCall`; absent optional fields are null). Inputs are taken
    * with takeInput(key) when each call starts. `mapInput(id, path, args)` is
-   * the run's plugin namespaces' check and input mapper (namespaces.js), or
-   * undefined when the run has none.
+   * the run's plugin namespaces' check and input mapper (namespaces.js), and
+   * `validate(id, callee, inputText)` the schema check of a mapped input
+   * (the message of a refusal, or null); both undefined when the run has no
+   * namespaces. A call with a `rejection` (its input failed its schema on
+   * the worker) is shown as a failed call and never started.
    */
-  function start(execute, onEvent, batch, mapInput) {
+  function start(execute, onEvent, batch, mapInput, validate) {
     const since = now()
     for (const call of parse(batch)) {
-      backlog.push({ execute, onEvent, call, mapInput })
+      backlog.push({ execute, onEvent, call, mapInput, validate })
       waiting.add(call.key)
     }
     drain(since)
@@ -316,7 +319,7 @@
     return true
   }
 
-  function startOne({ execute, onEvent, call: { key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId, namespaceId, namespacePath }, input, failed, mapInput }) {
+  function startOne({ execute, onEvent, call: { key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId, namespaceId, namespacePath, namespaceCallee, rejection }, input, failed, mapInput, validate }) {
     waiting.delete(key)
     if (cancelled.delete(key)) {
       settle(key, false, ABORTED)
@@ -332,7 +335,9 @@
       // mapped by the plugin's inputMapper; what it throws is the call's error.
       try {
         if (typeof mapInput !== 'function') throw new ErrorClass(NAMESPACE_UNAVAILABLE)
-        input = parse(safeJson(mapInput(namespaceId, namespacePath, input)))
+        const text = safeJson(mapInput(namespaceId, namespacePath, input))
+        if (typeof validate === 'function') rejection = validate(id, namespaceCallee, text)
+        input = parse(text)
       } catch (error) {
         settle(key, false, message(error))
         return
@@ -360,6 +365,12 @@
       event.name = name
       event.input = call.input
       emit(onEvent, event)
+    }
+    if (rejection !== null && rejection !== undefined) {
+      // Its input failed the tool's schema: a failed call the gateway and
+      // the transcript see, with the message the guest gets; not started.
+      finish(key, false, rejection)
+      return
     }
     let returned
     try {

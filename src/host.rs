@@ -74,6 +74,9 @@ struct BatchCall<'a> {
     /// A plugin namespace call: its namespace id and path.
     namespace_id: Option<&'a str>,
     namespace_path: Option<&'a str>,
+    namespace_callee: Option<&'a str>,
+    /// Why its input was refused: shown as a failed call, never started.
+    rejection: Option<&'a str>,
 }
 
 /// `start`, `abort` and `warn` of the compiled `host.js`.
@@ -107,6 +110,8 @@ fn batch_json(calls: &[Outgoing]) -> std::result::Result<String, String> {
             code_mode_run_id: call.code_mode_run_id.as_deref(),
             namespace_id: call.namespace.as_ref().map(|n| n.id.as_str()),
             namespace_path: call.namespace.as_ref().map(|n| n.path.as_str()),
+            namespace_callee: call.namespace.as_ref().map(|n| n.callee.as_str()),
+            rejection: call.rejection.as_deref(),
         })
         .collect();
     js::json_text(&batch).map_err(|error| error.reason.clone())
@@ -201,6 +206,10 @@ pub struct Executor {
     /// The run's plugin namespaces' `input(id, path, argsText)`, when it has
     /// any: checks a namespace call and maps its arguments.
     pub namespace_input: Option<FunctionRef<(), ()>>,
+    /// `validate(toolId, callee, inputText)`: the run's schema check of a
+    /// namespace call's mapped input (the message, or null); set once the
+    /// agent run exists.
+    pub validate: OnceLock<FunctionRef<(), Option<String>>>,
     pub channel: Arc<HostChannel>,
 }
 
@@ -300,11 +309,15 @@ impl Bridge {
             Some(input) => input.borrow_back(env).map_err(reason)?.raw(),
             None => undefined(env),
         };
+        let validate = match executor.validate.get() {
+            Some(validate) => validate.borrow_back(env).map_err(reason)?.raw(),
+            None => undefined(env),
+        };
         let batch = env.create_string(batch).map_err(reason)?;
         call_function(
             env,
             start,
-            &[execute, on_event, batch.raw(), namespace_input],
+            &[execute, on_event, batch.raw(), namespace_input, validate],
         )
         .map(|_| ())
         .map_err(|thrown| js::error_message(env, thrown))

@@ -43,6 +43,9 @@ pub struct CodeModeConfig {
     pub search_default_limit: u64,
     pub max_search_limit: u64,
     pub languages: Vec<Language>,
+    /// Check each nested call's input against its tool's schema before the
+    /// executor sees it (`validateToolInputs`, default true).
+    pub validate_tool_inputs: bool,
 }
 
 const MIB: u64 = 1024 * 1024;
@@ -60,6 +63,7 @@ impl Default for CodeModeConfig {
             search_default_limit: 8,
             max_search_limit: 50,
             languages: vec![Language::Javascript, Language::Typescript],
+            validate_tool_inputs: true,
         }
     }
 }
@@ -123,6 +127,7 @@ impl CodeModeConfig {
             ),
             max_search_limit,
             languages: languages(fields.get("languages")),
+            validate_tool_inputs: fields.get("validateToolInputs") != Some(&Value::Bool(false)),
         }
     }
 

@@ -50,3 +50,20 @@ pub fn is_reserved_word(name: &str) -> bool {
 pub fn is_unsafe_property(name: &str) -> bool {
     UNSAFE_PROPERTIES.contains(&name)
 }
+
+/// A path as the guest would write it: `Issues.list`, `Issues.items[0]`,
+/// `Issues["a b"]`.
+pub fn display_path(global_name: &str, path: &[String]) -> String {
+    let mut shown = global_name.to_owned();
+    for key in path {
+        if !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit()) {
+            shown.push_str(&format!("[{key}]"));
+        } else if is_identifier(key) {
+            shown.push('.');
+            shown.push_str(key);
+        } else {
+            shown.push_str(&format!("[{}]", serde_json::Value::String(key.clone())));
+        }
+    }
+    shown
+}

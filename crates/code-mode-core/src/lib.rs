@@ -17,3 +17,4 @@ pub mod runs;
 mod sandbox;
 pub mod source;
 pub mod transcript;
+pub mod validation;

@@ -144,3 +144,16 @@ pub const NAMESPACE_SCOPE_BYTES: usize = 256 * 1024;
 pub const NAMESPACE_SCOPE_DEPTH: usize = 32;
 /// Plugin namespaces: functions (tool markers, counted per place) in one scope.
 pub const NAMESPACE_CALLABLES: usize = 256;
+
+/// Input validation: problems a rejected input's message lists (the rest
+/// are counted, `and N more`).
+pub const MAX_LISTED_PROBLEMS: usize = 3;
+/// Input validation: bytes of one listed problem.
+pub const MAX_PROBLEM_BYTES: usize = 300;
+/// Input validation: inputs up to this many bytes of JSON have every
+/// problem counted; a larger one only its first (the validator builds one
+/// error per bad element, outside any meter).
+pub const MAX_LISTED_INPUT_BYTES: usize = 64 * 1024;
+/// Input validation: schemas that did not compile that
+/// `codeModeDiagnostics()` keeps (the newest).
+pub const MAX_SCHEMA_PROBLEMS: usize = 64;

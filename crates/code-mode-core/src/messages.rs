@@ -223,6 +223,29 @@ pub fn api_unknown_file(path: &str) -> String {
     format!("Unknown API file: {path}. API.list() lists the files.")
 }
 
+// --- Input validation ---
+
+/// `Invalid input for tools.call("read"): input.path: expected string, got 42. <hint>`
+pub fn invalid_tool_input(callee: &str, problems: &str, hint: &str) -> String {
+    format!("Invalid input for {callee}: {problems}. {hint}")
+}
+
+/// The hint of a rejected catalog or namespace call.
+pub fn describe_hint(tool_id: &str) -> String {
+    format!(
+        "tools.describe({}) shows its input schema.",
+        serde_json::Value::String(tool_id.to_owned())
+    )
+}
+
+/// The hint of a rejected MCP call.
+pub fn mcp_schema_hint(server: &str, method: &str) -> String {
+    format!(
+        "MCP.{server}.$api({}, {{ schema: true }}) shows its input schema.",
+        serde_json::Value::String(method.to_owned())
+    )
+}
+
 // --- Plugin namespaces ---
 
 /// The `invalid_input` message of an exec whose namespace scope could not be

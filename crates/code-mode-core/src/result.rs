@@ -58,6 +58,8 @@ pub struct Telemetry {
     pub search_count: u64,
     pub describe_count: u64,
     pub call_count: u64,
+    /// Nested calls whose input their tool's schema refused.
+    pub invalid_input_count: u64,
     /// Model-visible tool names: exec, wait and the direct-only tools.
     pub visible_tools: Vec<String>,
 }
@@ -187,7 +189,7 @@ mod tests {
         });
         assert_eq!(
             completed.to_json(),
-            r#"{"status":"completed","value":[1],"output":[],"replaySafe":false,"telemetry":{"catalogSize":0,"sources":{"openclaw":0,"mcp":0,"client":0},"searchCount":0,"describeCount":0,"callCount":0,"visibleTools":[]}}"#
+            r#"{"status":"completed","value":[1],"output":[],"replaySafe":false,"telemetry":{"catalogSize":0,"sources":{"openclaw":0,"mcp":0,"client":0},"searchCount":0,"describeCount":0,"callCount":0,"invalidInputCount":0,"visibleTools":[]}}"#
         );
         let waiting = RunResult::new(Status::Waiting {
             run_id: "cm_1".into(),

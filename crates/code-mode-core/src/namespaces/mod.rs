@@ -16,8 +16,9 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-pub use self::scope::{display_path, is_unsafe_key, Callable, Scope, PATH_SEPARATOR};
+pub use self::scope::{is_unsafe_key, Callable, Scope, PATH_SEPARATOR};
 use crate::catalog::{Catalog, ToolSource};
+pub use crate::identifiers::display_path;
 
 /// One registration, as the registry lists it.
 #[derive(Clone, Debug, Deserialize)]

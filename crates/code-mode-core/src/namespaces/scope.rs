@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::VisibleNamespace;
+use crate::identifiers::display_path;
 use crate::limits::{
     NAMESPACE_CALLABLES, NAMESPACE_SCOPE_BYTES, NAMESPACE_SCOPE_DEPTH, NAMESPACE_SCOPE_NODES,
 };
@@ -183,23 +184,6 @@ fn walk(
         path.pop();
     }
     Ok(())
-}
-
-/// A path as the guest would write it: `Issues.list`, `Issues.items[0]`,
-/// `Issues["a b"]`.
-pub fn display_path(global_name: &str, path: &[String]) -> String {
-    let mut shown = global_name.to_owned();
-    for key in path {
-        if !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit()) {
-            shown.push_str(&format!("[{key}]"));
-        } else if crate::identifiers::is_identifier(key) {
-            shown.push('.');
-            shown.push_str(key);
-        } else {
-            shown.push_str(&format!("[{}]", quoted(key)));
-        }
-    }
-    shown
 }
 
 /// The value at `path`; array steps must be canonical indexes.

@@ -46,6 +46,8 @@ impl AgentRun {
             catalog,
             mcp,
             namespaces,
+            validate: config.validate_tool_inputs,
+            validators: Default::default(),
             search_default_limit: config.search_default_limit as usize,
             max_search_limit: config.max_search_limit as usize,
             counters: Default::default(),
@@ -74,6 +76,7 @@ impl AgentRun {
             search_count: counters.search.load(Ordering::Relaxed),
             describe_count: counters.describe.load(Ordering::Relaxed),
             call_count: counters.call.load(Ordering::Relaxed),
+            invalid_input_count: counters.invalid_input.load(Ordering::Relaxed),
             visible_tools: self.visible_tools.clone(),
         }
     }

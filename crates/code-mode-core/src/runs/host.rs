@@ -30,6 +30,9 @@ pub struct Dispatch {
     /// arguments, which the host checks and maps (`inputMapper`), and the
     /// call resolves to the result's `details` when it has them.
     pub namespace: Option<NamespaceTarget>,
+    /// Why the input was refused (its schema): the host shows the call as a
+    /// failed nested call with this message and never starts the tool.
+    pub rejection: Option<String>,
     /// Where the settled result goes.
     pub reply: Reply,
 }

@@ -24,7 +24,7 @@ pub use self::leg::Done;
 pub use self::request::{ExecRequest, WaitRequest};
 pub use self::store::Refusal;
 pub use self::worker::abandoned_workers;
-pub use crate::sandbox::{guest_globals, Control, Stop};
+pub use crate::sandbox::{guest_globals, Control, Stop, Toolbox};
 
 use self::leg::Leg;
 use self::run::Job;

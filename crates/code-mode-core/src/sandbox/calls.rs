@@ -40,6 +40,9 @@ pub struct GuestCall {
     pub method: &'static str,
     /// A plugin namespace call: which namespace and path made it.
     pub namespace: Option<NamespaceTarget>,
+    /// Why its input was refused (its schema): the host shows the call as
+    /// failed with this message and never starts the tool.
+    pub rejection: Option<String>,
     pub(super) in_flight: bool,
     pub(super) resolve: Persistent<Function<'static>>,
     pub(super) reject: Persistent<Function<'static>>,
@@ -52,6 +55,8 @@ pub struct GuestCall {
 pub struct NamespaceTarget {
     pub id: String,
     pub path: String,
+    /// The function as the cell names it (`Issues.update`), for messages.
+    pub callee: String,
 }
 
 /// A `yield_control(reason)` waiting for the next `wait`.

@@ -42,6 +42,8 @@ pub fn guest_globals() -> &'static [String] {
                 catalog: std::sync::Arc::new(crate::catalog::Catalog::build(&[])),
                 mcp: Default::default(),
                 namespaces: Default::default(),
+                validate: false,
+                validators: Default::default(),
                 search_default_limit: 1,
                 max_search_limit: 1,
                 counters: Default::default(),

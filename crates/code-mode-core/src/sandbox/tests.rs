@@ -12,6 +12,8 @@ fn toolbox() -> Arc<Toolbox> {
         catalog: Arc::new(Catalog::build(&[])),
         mcp: Default::default(),
         namespaces: Default::default(),
+        validate: true,
+        validators: Default::default(),
         search_default_limit: 8,
         max_search_limit: 50,
         counters: Default::default(),

@@ -3,12 +3,13 @@
 //! namespaces, its search limits and its counters. Built once per
 //! `prepareRun` and shared read-only by every cell of that run.
 
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogEntry};
 use crate::mcp::McpNamespace;
 use crate::namespaces::RunNamespaces;
+use crate::validation::{self, InputValidators};
 
 /// Counters of one agent run (`telemetry` in every result), shared by all its
 /// cells.
@@ -19,6 +20,8 @@ pub struct Counters {
     pub call: AtomicU64,
     /// The `n` of nested tool call ids, from 1 per agent run.
     pub nested_seq: AtomicU64,
+    /// Nested calls whose input their tool's schema refused.
+    pub invalid_input: AtomicU64,
 }
 
 #[derive(Debug)]
@@ -31,4 +34,28 @@ pub struct Toolbox {
     pub search_default_limit: usize,
     pub max_search_limit: usize,
     pub counters: Counters,
+    /// Whether nested-call inputs are checked against their schemas
+    /// (`validateToolInputs`), and the run's compiled schemas.
+    pub validate: bool,
+    pub validators: InputValidators,
+}
+
+impl Toolbox {
+    /// The message a call to `entry` rejects with when `input` (JSON text)
+    /// does not match its schema; `callee` gives how the cell called it and
+    /// the hint, and is asked only then. Counts the rejection.
+    pub fn check_input(
+        &self,
+        entry: &CatalogEntry,
+        input: &str,
+        callee: impl FnOnce() -> (String, String),
+    ) -> Option<String> {
+        if !self.validate {
+            return None;
+        }
+        let rejection = self.validators.check(entry, input).err()?;
+        self.counters.invalid_input.fetch_add(1, Ordering::Relaxed);
+        let (callee, hint) = callee();
+        Some(validation::invalid_input(&callee, &rejection, &hint))
+    }
 }

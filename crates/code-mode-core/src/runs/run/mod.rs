@@ -393,6 +393,7 @@ impl Run {
                 parent_tool_call_id: call.parent_tool_call_id.clone(),
                 code_mode_run_id: self.id.clone(),
                 namespace: call.namespace.clone(),
+                rejection: call.rejection.take(),
                 reply: Reply {
                     arrivals: self.arrivals.clone(),
                     key,

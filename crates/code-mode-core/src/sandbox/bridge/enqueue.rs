@@ -29,17 +29,57 @@ pub(super) struct Call<'a, 'js> {
     /// A plugin namespace function: its arguments (`input` is unused) and
     /// the namespace path the host checks and maps.
     pub namespace: Option<NamespaceInput<'js>>,
+    /// How the cell called it, for the message of an input its schema refuses.
+    pub callee: Callee<'a>,
+}
+
+/// How the cell named the tool it called.
+#[derive(Clone, Copy)]
+pub(super) enum Callee<'a> {
+    /// `tools.call(needle, ...)`.
+    Call(&'a str),
+    /// `tools.<name>(...)`.
+    Shortcut(&'a str),
+    /// `MCP.<server>.<path>(...)`; a tool whose schema does not describe an
+    /// object goes out unchecked, as its declaration says.
+    Mcp {
+        server: &'a str,
+        path: &'a [String],
+        object_schema: bool,
+    },
+}
+
+impl Callee<'_> {
+    /// `tools.call("read")`, `tools.read`, `MCP.github.createIssue`, and the
+    /// hint that points at the tool's schema.
+    fn describe(self, entry: &CatalogEntry) -> (String, String) {
+        match self {
+            Callee::Call(needle) => (
+                format!(
+                    "tools.call({})",
+                    serde_json::Value::String(needle.to_owned())
+                ),
+                messages::describe_hint(&entry.id),
+            ),
+            Callee::Shortcut(name) => (format!("tools.{name}"), messages::describe_hint(&entry.id)),
+            Callee::Mcp { server, path, .. } => (
+                format!("MCP.{server}.{}", path.join(".")),
+                messages::mcp_schema_hint(server, &path.join(".")),
+            ),
+        }
+    }
 }
 
 impl<'a, 'js> Call<'a, 'js> {
     /// `tools.call` or a convenience function.
-    pub fn catalog(entry: &'a CatalogEntry, input: Option<Value<'js>>) -> Self {
+    pub fn catalog(entry: &'a CatalogEntry, input: Option<Value<'js>>, callee: Callee<'a>) -> Self {
         Call {
             entry,
             method: "call",
             input,
             mcp: None,
             namespace: None,
+            callee,
         }
     }
 }
@@ -71,6 +111,7 @@ pub(super) fn enqueue<'js>(
         input,
         mcp,
         namespace,
+        callee,
     } = call;
     let restart_safe = state.calls.borrow().restart_safe;
     if restart_safe && namespace.is_some() {
@@ -102,6 +143,22 @@ pub(super) fn enqueue<'js>(
             Ok(input) => input,
             Err(message) => return settled_promise(ctx, Err(message)),
         },
+    };
+    // Checked against the tool's schema here, except a namespace call's,
+    // which the host checks once the plugin's mapper has made its input. A
+    // refused call still goes to the host, which shows it as a failed call
+    // and never starts the tool.
+    let checked = target.is_none()
+        && !matches!(
+            callee,
+            Callee::Mcp {
+                object_schema: false,
+                ..
+            }
+        );
+    let rejection = match checked {
+        true => toolbox.check_input(entry, &input, || callee.describe(entry)),
+        false => None,
     };
     // Getters in the input may have queued calls of their own meanwhile.
     {
@@ -145,6 +202,7 @@ pub(super) fn enqueue<'js>(
             parent_tool_call_id: parent,
             method,
             namespace: target,
+            rejection,
             in_flight: false,
             resolve: Persistent::save(ctx, resolve),
             reject: Persistent::save(ctx, reject),

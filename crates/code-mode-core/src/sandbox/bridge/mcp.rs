@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rquickjs::function::Rest;
 use rquickjs::{Ctx, Function, Object, Promise, Value};
 
-use super::enqueue::{enqueue, Call, McpInput};
+use super::enqueue::{enqueue, Call, Callee, McpInput};
 use super::feed::settled_promise;
 use super::text_argument;
 use crate::mcp::McpNamespace;
@@ -102,10 +102,12 @@ fn tool_function<'js>(
             let found = namespace
                 .servers
                 .get(server)
-                .and_then(|s| s.tools.get(tool))
+                .and_then(|s| Some((s, s.tools.get(tool)?)))
                 .zip(namespace.rules(server, tool))
-                .and_then(|(tool, rules)| Some((toolbox.catalog.exact(&tool.id)?, rules)));
-            let Some((entry, rules)) = found else {
+                .and_then(|((server, tool), rules)| {
+                    Some((server, tool, toolbox.catalog.exact(&tool.id)?, rules))
+                });
+            let Some((server, mcp_tool, entry, rules)) = found else {
                 return settled_promise(&ctx, Err(messages::INTERNAL.to_owned()));
             };
             toolbox.counters.call.fetch_add(1, Ordering::Relaxed);
@@ -119,6 +121,11 @@ fn tool_function<'js>(
                     extra_arguments,
                 }),
                 namespace: None,
+                callee: Callee::Mcp {
+                    server: &server.identifier,
+                    path: &mcp_tool.path,
+                    object_schema: mcp_tool.object_schema,
+                },
             };
             enqueue(&ctx, &state, &toolbox, call)
         },

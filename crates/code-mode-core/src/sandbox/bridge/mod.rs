@@ -26,7 +26,7 @@ use super::toolbox::Toolbox;
 use crate::catalog::SearchLimit;
 use crate::limits::{MAX_QUERY_BYTES, MAX_QUEUED_CALLS, MAX_YIELD_REASON_BYTES};
 use crate::messages;
-use enqueue::{enqueue, Call};
+use enqueue::{enqueue, Call, Callee};
 use feed::settled_promise;
 
 /// Installs `ALL_TOOLS`, `tools`, `yield_control`, `MCP`, `API` and the plugin
@@ -44,7 +44,8 @@ pub(super) fn install<'js>(
     define(&tools, "call", call_function(ctx, state)?)?;
     // The catalog never names `search`, `describe` or `call` here.
     for (name, entry) in toolbox.catalog.convenience_names() {
-        let function = convenience_function(ctx, state, entry.id.clone())?.with_name(name)?;
+        let function =
+            convenience_function(ctx, state, entry.id.clone(), name.to_owned())?.with_name(name)?;
         define(&tools, name, function)?;
     }
     freeze(ctx, &tools);
@@ -138,7 +139,12 @@ fn call_function<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result<F
             let toolbox = state.toolbox()?;
             toolbox.counters.call.fetch_add(1, Ordering::Relaxed);
             match toolbox.catalog.lookup(&needle) {
-                Ok(entry) => enqueue(&ctx, &state, &toolbox, Call::catalog(entry, args.next())),
+                Ok(entry) => enqueue(
+                    &ctx,
+                    &state,
+                    &toolbox,
+                    Call::catalog(entry, args.next(), Callee::Call(&needle)),
+                ),
                 Err(message) => settled_promise(&ctx, Err(message)),
             }
         },
@@ -150,6 +156,7 @@ fn convenience_function<'js>(
     ctx: &Ctx<'js>,
     state: &SharedState,
     id: String,
+    name: String,
 ) -> rquickjs::Result<Function<'js>> {
     let state = state.clone();
     Function::new(
@@ -162,7 +169,7 @@ fn convenience_function<'js>(
                     &ctx,
                     &state,
                     &toolbox,
-                    Call::catalog(entry, args.0.into_iter().next()),
+                    Call::catalog(entry, args.0.into_iter().next(), Callee::Shortcut(&name)),
                 ),
                 Err(message) => settled_promise(&ctx, Err(message)),
             }

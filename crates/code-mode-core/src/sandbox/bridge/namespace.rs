@@ -14,8 +14,9 @@ use std::sync::atomic::Ordering;
 use rquickjs::function::Rest;
 use rquickjs::{Ctx, Function, Object, Promise, Value};
 
-use super::enqueue::{enqueue, Call, NamespaceInput};
+use super::enqueue::{enqueue, Call, Callee, NamespaceInput};
 use super::feed::settled_promise;
+use crate::identifiers::display_path;
 use crate::limits::NAMESPACE_SCOPE_DEPTH;
 use crate::messages;
 use crate::sandbox::calls::NamespaceTarget;
@@ -115,8 +116,11 @@ fn function<'js>(
                     target: NamespaceTarget {
                         id: visible.registration.id.clone(),
                         path: target.path_text.clone(),
+                        callee: display_path(&visible.registration.global_name, &target.path),
                     },
                 }),
+                // Namespace inputs are checked on the host, after the mapper.
+                callee: Callee::Call(""),
             };
             enqueue(&ctx, &state, &toolbox, call)
         },

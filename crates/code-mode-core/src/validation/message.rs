@@ -1,0 +1,378 @@
+//! What a rejected input's message says: each problem with its location in
+//! the input (`input.items[2].id`), what the schema expected and what the
+//! cell gave, and a near miss when a key looks like a typo.
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::paths::LocationSegment;
+use jsonschema::ValidationError;
+use serde_json::Value;
+
+use super::Rejection;
+use crate::identifiers::display_path;
+use crate::limits::{MAX_LISTED_PROBLEMS, MAX_PROBLEM_BYTES};
+use crate::messages;
+
+/// One thing wrong with an input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    /// Where, as a cell writes it: `input`, `input.path`, `input.items[2]`.
+    pub location: String,
+    /// What was expected against what was given.
+    pub text: String,
+}
+
+/// The problems of an input the validator refused. With `list_all` false
+/// (a large input) only the first problem is looked for: listing every one
+/// would build an error per bad element, outside any meter.
+pub(super) fn reject(
+    validator: &jsonschema::Validator,
+    instance: &Value,
+    schema: &Value,
+    list_all: bool,
+) -> Rejection {
+    let mut problems = Vec::new();
+    let mut more = 0;
+    let mut add = |error: &ValidationError| {
+        for problem in describe(error, schema) {
+            if problems.len() < MAX_LISTED_PROBLEMS {
+                problems.push(problem);
+            } else {
+                more += 1;
+            }
+        }
+    };
+    if list_all {
+        for error in validator.iter_errors(instance) {
+            add(&error);
+        }
+    } else if let Err(error) = validator.validate(instance) {
+        add(&error);
+    }
+    Rejection {
+        problems,
+        more,
+        partial: !list_all && more == 0,
+    }
+}
+
+/// The message a rejected call's promise rejects with:
+/// `Invalid input for <callee>: <problem>; <problem>; and N more. <hint>`.
+pub fn invalid_input(callee: &str, rejection: &Rejection, hint: &str) -> String {
+    let mut listed: Vec<String> = rejection
+        .problems
+        .iter()
+        .map(|problem| {
+            let text = format!("{}: {}", problem.location, problem.text);
+            messages::cut(text, MAX_PROBLEM_BYTES)
+        })
+        .collect();
+    if rejection.more > 0 {
+        listed.push(format!("and {} more", rejection.more));
+    } else if rejection.partial {
+        listed.push("and maybe more (the input is too large to list them all)".to_owned());
+    }
+    messages::invalid_tool_input(callee, &listed.join("; "), hint)
+}
+
+/// The problems one validation error stands for (an unexpected-properties
+/// error names several keys; each is a problem of its own).
+fn describe(error: &ValidationError, schema: &Value) -> Vec<Problem> {
+    let path: Vec<String> = error
+        .instance_path()
+        .iter()
+        .map(|segment| match segment {
+            LocationSegment::Property(name) => name.into_owned(),
+            LocationSegment::Index(index) => index.to_string(),
+        })
+        .collect();
+    let location = display_path("input", &path);
+    let given = error.instance();
+    let one = |text: String| {
+        vec![Problem {
+            location: location.clone(),
+            text,
+        }]
+    };
+    match error.kind() {
+        ValidationErrorKind::Type { kind } => one(format!(
+            "expected {}, got {}",
+            types(kind),
+            shown(given)
+        )),
+        ValidationErrorKind::Required { property } => {
+            let name = property.as_str().unwrap_or_default();
+            let keys = known_keys(schema, error);
+            let extra: Vec<&str> = given
+                .as_object()
+                .map(|map| {
+                    map.keys()
+                        .map(String::as_str)
+                        .filter(|key| !keys.iter().any(|k| k == key))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let hint = near_miss(name, extra.iter().copied())
+                .map(|typo| format!(" (the input has {}: did you mean {}?)", quote(typo), quote(name)))
+                .unwrap_or_default();
+            one(format!("missing required property {}{hint}", quote(name)))
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected }
+        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+            let keys = known_keys(schema, error);
+            unexpected
+                .iter()
+                .map(|name| {
+                    let hint = near_miss(name, keys.iter().map(String::as_str))
+                        .map(|key| format!(" (did you mean {}?)", quote(key)))
+                        .unwrap_or_default();
+                    Problem {
+                        location: location.clone(),
+                        text: format!("unknown property {}{hint}", quote(name)),
+                    }
+                })
+                .collect()
+        }
+        ValidationErrorKind::Enum { options } => {
+            let options = options.as_array().map(Vec::as_slice).unwrap_or_default();
+            let hint = given
+                .as_str()
+                .and_then(|text| near_miss(text, options.iter().filter_map(Value::as_str)))
+                .map(|option| format!(" (did you mean {}?)", quote(option)))
+                .unwrap_or_default();
+            one(format!(
+                "expected one of {}, got {}{hint}",
+                listed(options),
+                shown(given)
+            ))
+        }
+        ValidationErrorKind::Constant { expected_value } => one(format!(
+            "expected {}, got {}",
+            shown(expected_value),
+            shown(given)
+        )),
+        ValidationErrorKind::Minimum { limit } => {
+            one(format!("expected at least {limit}, got {}", shown(given)))
+        }
+        ValidationErrorKind::Maximum { limit } => {
+            one(format!("expected at most {limit}, got {}", shown(given)))
+        }
+        ValidationErrorKind::ExclusiveMinimum { limit } => {
+            one(format!("expected more than {limit}, got {}", shown(given)))
+        }
+        ValidationErrorKind::ExclusiveMaximum { limit } => {
+            one(format!("expected less than {limit}, got {}", shown(given)))
+        }
+        ValidationErrorKind::MultipleOf { .. } => {
+            one(format!("expected a multiple of {}, got {}", keyword(schema, error, "multipleOf"), shown(given)))
+        }
+        ValidationErrorKind::MinLength { limit } => one(format!(
+            "expected at least {limit} characters, got {}",
+            shown(given)
+        )),
+        ValidationErrorKind::MaxLength { limit } => one(format!(
+            "expected at most {limit} characters, got {}",
+            shown(given)
+        )),
+        ValidationErrorKind::MinItems { limit } => one(format!(
+            "expected at least {limit} items, got {}",
+            shown(given)
+        )),
+        ValidationErrorKind::MaxItems { limit } => one(format!(
+            "expected at most {limit} items, got {}",
+            shown(given)
+        )),
+        ValidationErrorKind::MinProperties { limit } => one(format!(
+            "expected at least {limit} properties, got {}",
+            shown(given)
+        )),
+        ValidationErrorKind::MaxProperties { limit } => one(format!(
+            "expected at most {limit} properties, got {}",
+            shown(given)
+        )),
+        ValidationErrorKind::Pattern { pattern } => one(format!(
+            "expected a string matching /{}/, got {}",
+            messages::cut(pattern.clone(), 80),
+            shown(given)
+        )),
+        ValidationErrorKind::UniqueItems => one("expected items that are all different".to_owned()),
+        ValidationErrorKind::AnyOf { .. } => one(format!(
+            "expected a value matching at least one of the anyOf alternatives, got {}",
+            shown(given)
+        )),
+        ValidationErrorKind::OneOfNotValid { .. } => one(format!(
+            "expected a value matching exactly one of the oneOf alternatives, got {} (it matches none)",
+            shown(given)
+        )),
+        ValidationErrorKind::OneOfMultipleValid { .. } => one(format!(
+            "expected a value matching exactly one of the oneOf alternatives, got {} (it matches several)",
+            shown(given)
+        )),
+        ValidationErrorKind::FalseSchema => one(format!("no value is allowed here, got {}", shown(given))),
+        ValidationErrorKind::Not { .. } => one(format!(
+            "expected a value that does not match the \"not\" schema, got {}",
+            shown(given)
+        )),
+        ValidationErrorKind::Contains => one("expected an array with at least one matching item".to_owned()),
+        _ => one(messages::cut(error.to_string(), MAX_PROBLEM_BYTES)),
+    }
+}
+
+/// `string`, `string or null`.
+fn types(kind: &TypeKind) -> String {
+    match kind {
+        TypeKind::Single(kind) => kind.to_string(),
+        TypeKind::Multiple(kinds) => kinds
+            .iter()
+            .map(|kind| kind.to_string())
+            .collect::<Vec<_>>()
+            .join(" or "),
+    }
+}
+
+/// A given value, short: a string or number as JSON (clipped), else its kind.
+fn shown(value: &Value) -> String {
+    match value {
+        Value::Object(map) => match map.len() {
+            0 => "an empty object".to_owned(),
+            n => format!("an object with {n} {}", if n == 1 { "key" } else { "keys" }),
+        },
+        Value::Array(items) => match items.len() {
+            0 => "an empty array".to_owned(),
+            n => format!("an array of {n} {}", if n == 1 { "item" } else { "items" }),
+        },
+        Value::String(text) => quote(&messages::cut(text.clone(), 60)),
+        other => messages::cut(other.to_string(), 60),
+    }
+}
+
+/// The first options of an enum, as JSON.
+fn listed(options: &[Value]) -> String {
+    const SHOWN: usize = 8;
+    let mut parts: Vec<String> = options.iter().take(SHOWN).map(shown).collect();
+    if options.len() > SHOWN {
+        parts.push(format!("... ({} in all)", options.len()));
+    }
+    parts.join(", ")
+}
+
+fn quote(text: &str) -> String {
+    Value::String(text.to_owned()).to_string()
+}
+
+/// The value of `name` in the schema the error came from.
+fn keyword(schema: &Value, error: &ValidationError, name: &str) -> String {
+    subschema(schema, error)
+        .and_then(|node| node.get(name))
+        .map_or_else(String::new, Value::to_string)
+}
+
+/// The keys the schema that raised `error` knows for its object: its
+/// `properties` and `required`.
+fn known_keys(schema: &Value, error: &ValidationError) -> Vec<String> {
+    let Some(node) = subschema(schema, error) else {
+        return Vec::new();
+    };
+    let mut keys: Vec<String> = node
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|map| map.keys().cloned().collect())
+        .unwrap_or_default();
+    for key in node
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(key) = key.as_str() {
+            if !keys.iter().any(|k| k == key) {
+                keys.push(key.to_owned());
+            }
+        }
+    }
+    keys
+}
+
+/// The schema object whose keyword raised `error`: its schema path without
+/// the keyword, following local `$ref`s on the way.
+fn subschema<'s>(root: &'s Value, error: &ValidationError) -> Option<&'s Value> {
+    let segments: Vec<String> = error
+        .schema_path()
+        .iter()
+        .map(|segment| match segment {
+            LocationSegment::Property(name) => name.into_owned(),
+            LocationSegment::Index(index) => index.to_string(),
+        })
+        .collect();
+    let (_, parents) = segments.split_last()?;
+    let mut node = root;
+    for (hops, segment) in parents.iter().enumerate() {
+        if hops > 64 {
+            return None;
+        }
+        node = match (node, segment.as_str()) {
+            (Value::Object(map), "$ref") => match map.get("$ref") {
+                Some(Value::String(target)) => pointer(root, target)?,
+                _ => return None,
+            },
+            (Value::Object(map), key) => map.get(key)?,
+            (Value::Array(items), index) => items.get(index.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(node)
+}
+
+/// A local `$ref` target (`#/$defs/x`).
+fn pointer<'s>(root: &'s Value, target: &str) -> Option<&'s Value> {
+    root.pointer(target.strip_prefix('#')?)
+}
+
+/// The candidate that `name` most likely misspells: the same text in
+/// another case or with `_`/`-` moved, or within a small edit distance.
+fn near_miss<'c>(name: &str, candidates: impl Iterator<Item = &'c str>) -> Option<&'c str> {
+    let squash = |text: &str| -> Vec<char> {
+        text.chars()
+            .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let wanted = squash(name);
+    if wanted.is_empty() || wanted.len() > 64 {
+        return None;
+    }
+    let allowed = (wanted.len() / 3).clamp(1, 3);
+    candidates
+        .filter(|candidate| *candidate != name && candidate.len() <= 256)
+        .filter_map(|candidate| {
+            let distance = edit_distance(&wanted, &squash(candidate));
+            (distance <= allowed).then_some((distance, candidate))
+        })
+        .min_by_key(|(distance, candidate)| (*distance, candidate.len()))
+        .map(|(_, candidate)| candidate)
+}
+
+/// Edit distance where swapping two neighbours counts as one edit
+/// (`titel` is one edit from `title`): optimal string alignment.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    for i in 0..=a.len() {
+        d[i * width] = i;
+    }
+    for (j, cell) in d.iter_mut().enumerate().take(width) {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[(i - 1) * width + j] + 1)
+                .min(d[i * width + j - 1] + 1)
+                .min(d[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[(i - 2) * width + j - 2] + 1);
+            }
+            d[i * width + j] = best;
+        }
+    }
+    d[a.len() * width + b.len()]
+}
