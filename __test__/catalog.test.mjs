@@ -175,10 +175,55 @@ describe('tools.describe and lookup (docs/catalog.md)', () => {
 
   test('describe adds parameters ({} when absent)', async () => {
     const got = await value(run, `return [await tools.describe('openclaw:core:read'), await tools.describe('reboot')]`)
-    assert.deepEqual(got[0], {
+    const { declaration, ...entry } = got[0]
+    assert.deepEqual(entry, {
       id: 'openclaw:core:read', name: 'read', label: 'Read', description: 'Read a file', source: 'openclaw', parameters: READ_SCHEMA,
     })
-    assert.deepEqual(got[1], { id: 'openclaw:core:reboot', name: 'reboot', description: '', source: 'openclaw', parameters: {} })
+    assert.equal(typeof declaration, 'string')
+    assert.deepEqual(got[1], {
+      id: 'openclaw:core:reboot', name: 'reboot', description: '', source: 'openclaw', parameters: {},
+      declaration: 'reboot(input?: Record<string, unknown>): Promise<unknown>;\n',
+    })
+  })
+
+  test('describe adds declaration: the TypeScript signature of the input, with its notes', async () => {
+    assert.equal(
+      await value(run, `return (await tools.describe('openclaw:core:read')).declaration`),
+      '/** Read a file */\nread(input: {\n  path: string;\n}): Promise<unknown>;\n',
+    )
+    const schema = {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'The file to read' },
+        encoding: { enum: ['utf8', 'base64'], default: 'utf8' },
+        lines: { type: 'array', items: { type: 'integer', minimum: 1 } },
+      },
+      required: ['path'],
+    }
+    const rich = codeModes.enabled().prepareRun({
+      runId: 'r',
+      tools: [tool('read_file', { description: 'Read a file from the workspace.', parameters: schema }), tool('my-tool', { parameters: { type: 'array' } })],
+      executeTool: () => null,
+    })
+    const [declaration, odd] = await value(rich, "return [(await tools.describe('read_file')).declaration, (await tools.describe('my-tool')).declaration]")
+    assert.equal(declaration, [
+      '/**',
+      ' * Read a file from the workspace.',
+      ' *',
+      ' * Not expressed in these types (its parameters have the whole schema):',
+      ' * - lines[]: integer, minimum 1',
+      ' *',
+      ' * @param path The file to read',
+      ' * @param encoding Default: "utf8"',
+      ' */',
+      'read_file(input: {',
+      '  path: string;',
+      '  encoding?: "utf8" | "base64";',
+      '  lines?: number[];',
+      '}): Promise<unknown>;',
+      '',
+    ].join('\n'))
+    assert.equal(odd, '/** The input schema does not describe an object; its parameters have it. */\n"my-tool"(input?: unknown): Promise<unknown>;\n')
   })
 
   test('exact id first, then a unique name; the same for call', async () => {

@@ -22,6 +22,10 @@ pub struct CatalogEntry {
     pub mcp: Option<McpMeta>,
     pub(super) lower: Lowered,
     compact_json: String,
+    /// `tools.describe`'s answer with its TypeScript `declaration`, made by
+    /// the bridge on the first describe of the run (the catalog cannot
+    /// render declarations itself: the renderer is the MCP namespace's).
+    pub described: std::sync::OnceLock<String>,
 }
 
 /// Lower-cased copies of the searchable text, computed once per run.
@@ -76,6 +80,7 @@ impl CatalogEntry {
             replay_safe: spec.replay_safe,
             mcp: spec.mcp.clone(),
             compact_json: String::new(),
+            described: std::sync::OnceLock::new(),
         };
         entry.compact_json = entry.guest_json(false);
         entry

@@ -23,6 +23,8 @@ mod ty;
 mod type_tests;
 mod writer;
 
+use serde_json::Value;
+
 use super::{McpServer, McpTool, Operation};
 use writer::Writer;
 
@@ -184,6 +186,74 @@ fn function(server: &McpServer, tool: &McpTool, indent: &str) -> String {
     )
 }
 
+/// The TypeScript signature of a catalog tool, as `tools.describe` gives it
+/// (`declaration`): its description, what the types leave out, `@param`
+/// lines, and `name(input: {...}): Promise<unknown>;`, written by the same
+/// renderer as the MCP declaration files. `name` is quoted when it is not an
+/// identifier; `id` names the tool in the comment's pointers.
+pub fn tool_signature(
+    name: &str,
+    id: &str,
+    description: &str,
+    parameters: &Value,
+    has_parameters: bool,
+) -> String {
+    let describe = format!("tools.describe({})", text::quoted(id));
+    let mut sections: Vec<Vec<String>> = vec![text::description_lines(
+        description,
+        &format!("{describe} has the whole description"),
+    )];
+    let object_schema = has_parameters
+        && parameters
+            .as_object()
+            .is_some_and(|map| match map.get("type") {
+                None => true,
+                Some(Value::String(kind)) => kind == "object",
+                Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "object"),
+                Some(_) => false,
+            });
+    let input = if object_schema {
+        let mut writer = Writer::new(parameters);
+        let ty = writer.input(0);
+        sections.push(lost_lines_with(
+            &writer,
+            "its parameters have the whole schema",
+        ));
+        sections.push(
+            writer
+                .params
+                .iter()
+                .map(|(key, note)| format!("@param {key} {note}"))
+                .collect(),
+        );
+        let optional = if writer.input_required { "" } else { "?" };
+        format!("input{optional}: {}", ty.text)
+    } else if has_parameters {
+        sections.push(vec![
+            "The input schema does not describe an object; its parameters have it.".to_owned(),
+        ]);
+        "input?: unknown".to_owned()
+    } else {
+        "input?: Record<string, unknown>".to_owned()
+    };
+    let mut lines: Vec<String> = Vec::new();
+    for section in sections.into_iter().filter(|s| !s.is_empty()) {
+        if !lines.is_empty() {
+            lines.push(String::new());
+        }
+        lines.extend(section);
+    }
+    let shown = if crate::identifiers::is_identifier(name) {
+        name.to_owned()
+    } else {
+        text::quoted(name)
+    };
+    format!(
+        "{}{shown}({input}): Promise<unknown>;\n",
+        text::doc_comment("", &lines)
+    )
+}
+
 /// What a call resolves to, as MCP answers each operation.
 fn result_type(operation: Operation) -> &'static str {
     match operation {
@@ -197,12 +267,18 @@ fn result_type(operation: Operation) -> &'static str {
 
 /// The comment lines that list what the types leave out.
 fn lost_lines(writer: &Writer, api: &str) -> Vec<String> {
+    lost_lines_with(
+        writer,
+        &format!("{api}, {{ schema: true }}) has the full schema"),
+    )
+}
+
+/// The same, with `whole` saying where the whole schema is.
+fn lost_lines_with(writer: &Writer, whole: &str) -> Vec<String> {
     if writer.lost.is_empty() && !writer.cut {
         return Vec::new();
     }
-    let mut lines = vec![format!(
-        "Not expressed in these types ({api}, {{ schema: true }}) has the full schema):"
-    )];
+    let mut lines = vec![format!("Not expressed in these types ({whole}):")];
     for lost in &writer.lost {
         lines.push(format!("- {}: {}", lost.path, lost.what.join(", ")));
     }

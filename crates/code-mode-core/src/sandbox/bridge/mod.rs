@@ -119,10 +119,28 @@ fn describe_function<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Resu
             let answer = toolbox
                 .catalog
                 .lookup(&needle)
-                .map(|entry| entry.describe_json());
+                .map(|entry| entry.described.get_or_init(|| described(entry)).clone());
             settled_promise(&ctx, answer)
         },
     )
+}
+
+/// `tools.describe`'s answer: the entry with its `parameters`, and
+/// `declaration`, the TypeScript signature of its input.
+fn described(entry: &crate::catalog::CatalogEntry) -> String {
+    let declaration = crate::mcp::declarations::tool_signature(
+        &entry.name,
+        &entry.id,
+        &entry.description,
+        &entry.parameters,
+        entry.has_parameters,
+    );
+    let json = entry.describe_json();
+    let declaration = serde_json::Value::String(declaration);
+    match json.strip_suffix('}') {
+        Some(open) => format!("{open},\"declaration\":{declaration}}}"),
+        None => json,
+    }
 }
 
 /// `tools.call(id, input)`: a nested call.
