@@ -186,3 +186,19 @@ describe('input validation', () => {
     assert.equal(failed.error, value[0].error)
   })
 })
+
+describe('shell-shaped cells', () => {
+  test('a cell that does not parse and reads like a shell command gets a hint; a program never does', async () => {
+    const run = codeModes.enabled().prepareRun({ runId: 'r', tools: TOOLS, executeTool: () => null })
+    const hint = (command) =>
+      `exec runs JavaScript or TypeScript, not shell commands. To run ${JSON.stringify(command)}, find a shell tool and call it: const [shell] = await tools.search("shell command"); return await tools.call(shell.id, { command: ${JSON.stringify(command)} })`
+    const js = await run.exec({ code: 'ls -la src' })
+    assert.equal(js.error, `SyntaxError: Expected ';', '}' or <eof> at line 1:8\n${hint('ls -la src')}`)
+    const ts = await run.exec({ code: 'cat a.txt | grep x', language: 'typescript' })
+    assert.deepEqual([ts.code, ts.error], ['invalid_input', `typescript transform failed: Expected ';', '}' or <eof> at line 1:5\n${hint('cat a.txt | grep x')}`])
+    const broken = await run.exec({ code: 'cat = (1' })
+    assert.ok(!broken.error.includes('shell'), broken.error)
+    const program = await run.exec({ code: 'const ls = [1, 2]; let cat = ls.length; return cat' })
+    assert.deepEqual([program.status, program.value], ['completed', 2])
+  })
+})

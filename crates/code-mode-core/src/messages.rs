@@ -223,6 +223,19 @@ pub fn api_unknown_file(path: &str) -> String {
     format!("Unknown API file: {path}. API.list() lists the files.")
 }
 
+// --- Shell-shaped cells ---
+
+/// How the hint for a shell command sent as a cell begins.
+pub const SHELL_HINT_START: &str = "exec runs JavaScript or TypeScript, not shell commands.";
+
+/// The line added to the parse error of a cell that reads like `command`.
+pub fn shell_hint(command: &str) -> String {
+    let command = serde_json::Value::String(command.to_owned());
+    format!(
+        "{SHELL_HINT_START} To run {command}, find a shell tool and call it: const [shell] = await tools.search(\"shell command\"); return await tools.call(shell.id, {{ command: {command} }})"
+    )
+}
+
 // --- Input validation ---
 
 /// `Invalid input for tools.call("read"): input.path: expected string, got 42. <hint>`

@@ -12,6 +12,7 @@ mod decorators;
 mod guard;
 mod position;
 mod screen;
+mod shell;
 mod typescript;
 
 use crate::config::Language;
@@ -39,8 +40,13 @@ pub enum SourceError {
     ModuleAccess,
     /// A TypeScript diagnostic: `invalid_input`.
     TypeScript(String),
-    /// A JavaScript syntax error: `internal_error`, like any uncaught guest error.
-    Syntax { message: String, location: Location },
+    /// A JavaScript syntax error: `internal_error`, like any uncaught guest
+    /// error. `hint` is the line for a cell that reads like a shell command.
+    Syntax {
+        message: String,
+        location: Location,
+        hint: Option<String>,
+    },
     /// The source is larger than the cell limit: `invalid_input`.
     TooLarge,
     /// The source could nest deeper than the parsers can safely follow:
@@ -67,9 +73,14 @@ impl SourceError {
             SourceError::TypeScript(detail) => {
                 format!("{}{detail}", messages::TYPESCRIPT_FAILED_PREFIX)
             }
-            SourceError::Syntax { message, location } => {
-                format!("SyntaxError: {message} at {location}")
-            }
+            SourceError::Syntax {
+                message,
+                location,
+                hint,
+            } => match hint {
+                Some(hint) => format!("SyntaxError: {message} at {location}\n{hint}"),
+                None => format!("SyntaxError: {message} at {location}"),
+            },
             SourceError::TooLarge => messages::source_too_large(),
             SourceError::TooDeep { location } => messages::source_too_deep(&location.to_string()),
             SourceError::TooCostly { location } => {
@@ -115,10 +126,16 @@ pub fn prepare(code: &str, language: Language) -> Result<PreparedSource, SourceE
         }
         Err(screen::Refusal::Syntax { message, offset }) => {
             let location = locate(offset);
+            let hint = shell::hint(code);
             return Err(if typescript {
-                SourceError::TypeScript(format!("{message} at {location}"))
+                let hint = hint.map(|hint| format!("\n{hint}")).unwrap_or_default();
+                SourceError::TypeScript(format!("{message} at {location}{hint}"))
             } else {
-                SourceError::Syntax { message, location }
+                SourceError::Syntax {
+                    message,
+                    location,
+                    hint,
+                }
             });
         }
     };
@@ -139,6 +156,7 @@ pub fn prepare(code: &str, language: Language) -> Result<PreparedSource, SourceE
         return Err(SourceError::Syntax {
             message: messages::JAVASCRIPT_DECORATOR.to_owned(),
             location: locate(offset),
+            hint: None,
         });
     } else {
         wrapped
