@@ -3,7 +3,7 @@
 use std::sync::{Arc, OnceLock, Weak};
 
 use code_mode_core::config::CodeModeConfig as CoreConfig;
-use code_mode_core::limits::MAX_WORKER_THREADS;
+use code_mode_core::limits::{MAX_HOST_CHECKED_INPUT_BYTES, MAX_WORKER_THREADS};
 use code_mode_core::model::{self, RunPlan};
 use code_mode_core::runs::{AgentRun, Engine, Toolbox};
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Object, Unknown};
@@ -210,6 +210,11 @@ fn validator(env: &Env, toolbox: Weak<Toolbox>) -> Result<FunctionRef<(), Option
         let id: String = ctx.get(0)?;
         let callee: String = ctx.get(1)?;
         let input: String = ctx.get(2)?;
+        // This runs on the JavaScript thread: a large mapped input goes
+        // unchecked rather than hold the event loop while it is parsed.
+        if input.len() > MAX_HOST_CHECKED_INPUT_BYTES {
+            return Ok(None);
+        }
         let Some(toolbox) = toolbox.upgrade() else {
             return Ok(None);
         };

@@ -157,3 +157,7 @@ pub const MAX_LISTED_INPUT_BYTES: usize = 64 * 1024;
 /// Input validation: schemas that did not compile that
 /// `codeModeDiagnostics()` keeps (the newest).
 pub const MAX_SCHEMA_PROBLEMS: usize = 64;
+/// Input validation: a plugin namespace call's mapped input is checked on
+/// the Node thread, so only up to this many bytes of JSON; a larger one goes
+/// out unchecked rather than hold the event loop.
+pub const MAX_HOST_CHECKED_INPUT_BYTES: usize = 256 * 1024;
