@@ -3,7 +3,9 @@
 use std::sync::{Arc, OnceLock, Weak};
 
 use code_mode_core::config::CodeModeConfig as CoreConfig;
-use code_mode_core::limits::{MAX_HOST_CHECKED_INPUT_BYTES, MAX_WORKER_THREADS};
+use code_mode_core::limits::{
+    MAX_HOST_CHECKED_INPUT_BYTES, MAX_HOST_LISTED_INPUT_BYTES, MAX_WORKER_THREADS,
+};
 use code_mode_core::model::{self, RunPlan};
 use code_mode_core::runs::{AgentRun, Engine, Toolbox};
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Object, Unknown};
@@ -221,7 +223,10 @@ fn validator(env: &Env, toolbox: Weak<Toolbox>) -> Result<FunctionRef<(), Option
         let Some(entry) = toolbox.catalog.exact(&id) else {
             return Ok(None);
         };
-        Ok(toolbox.check_input(entry, &input, || {
+        // On the JavaScript thread every problem is listed only for a small
+        // input; a larger one gets its first.
+        let thorough = input.len() <= MAX_HOST_LISTED_INPUT_BYTES;
+        Ok(toolbox.check_input(entry, &input, thorough, || {
             (callee, code_mode_core::messages::describe_hint(&id))
         }))
     })?

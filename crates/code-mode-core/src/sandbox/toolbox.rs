@@ -48,12 +48,13 @@ impl Toolbox {
         &self,
         entry: &CatalogEntry,
         input: &str,
+        thorough: bool,
         callee: impl FnOnce() -> (String, String),
     ) -> Option<String> {
         if !self.validate {
             return None;
         }
-        let rejection = self.validators.check(entry, input).err()?;
+        let rejection = self.validators.check(entry, input, thorough).err()?;
         self.counters.invalid_input.fetch_add(1, Ordering::Relaxed);
         let (callee, hint) = callee();
         Some(validation::invalid_input(&callee, &rejection, &hint))

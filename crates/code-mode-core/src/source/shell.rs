@@ -7,7 +7,7 @@ use crate::messages;
 
 /// Commands a model is likely to type at a shell prompt.
 #[rustfmt::skip]
-const COMMANDS: [&str; 96] = [
+const COMMANDS: [&str; 98] = [
     "apt", "apt-get", "awk", "bash", "brew", "bun", "bunx", "cargo", "cat", "cd", "chmod", "chown",
     "cp", "curl", "cut", "date", "deno", "df", "diff", "docker", "du", "echo", "env", "export",
     "file", "find", "gh", "git", "go", "grep", "gunzip", "gzip", "head", "history", "jq", "kill",
@@ -16,47 +16,63 @@ const COMMANDS: [&str; 96] = [
     "ps", "pwd", "python", "python3", "rg", "rm", "rmdir", "rsync", "ruby", "rustc", "scp", "sed",
     "sh", "sort", "source", "ssh", "stat", "sudo", "tail", "tar", "tee", "top", "touch", "tr",
     "tree", "uname", "uniq", "unzip", "vim", "wc", "wget", "which", "whoami", "xargs", "yarn",
-    "zip", "zsh",
+    "zip", "zsh", "tsc", "pytest",
 ];
 
 /// The hint line for `code`, when its first line reads like a shell command.
 pub(super) fn hint(code: &str) -> Option<String> {
-    let line = code.lines().map(str::trim).find(|line| !line.is_empty())?;
+    // The first line that is not blank or a `#` comment (`#!` counts).
+    let line = code
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty() && (!line.starts_with('#') || line.starts_with("#!")))?;
     let line = line.strip_prefix("$ ").unwrap_or(line).trim_start();
     looks_like_shell(line)
         .then(|| messages::shell_hint(&crate::messages::cut(line.to_owned(), 120)))
 }
 
+/// Words that continue a JavaScript or TypeScript expression after a name.
+const JS_CONTINUATIONS: [&str; 6] = ["as", "in", "of", "instanceof", "satisfies", "extends"];
+
 fn looks_like_shell(line: &str) -> bool {
     if line.starts_with("./") || line.starts_with("#!") || line.starts_with("~/") {
         return true;
     }
-    let word_end = line.find(|c: char| c.is_whitespace()).unwrap_or(line.len());
-    let (word, rest) = line.split_at(word_end);
-    if !COMMANDS.contains(&word) {
+    let mut tokens = line.split_whitespace();
+    let (Some(word), Some(argument)) = (tokens.next(), tokens.next()) else {
+        return false;
+    };
+    if !COMMANDS.contains(&word) || JS_CONTINUATIONS.contains(&argument) {
         return false;
     }
-    let rest = rest.trim_start();
-    if rest.is_empty() {
+    // `find . = 1`: a name, then an operator, is JavaScript gone wrong.
+    if tokens.next().is_some_and(|next| next.starts_with('=')) {
         return false;
     }
-    // What follows a command at a prompt: a flag, a path, a word, a quoted
-    // argument, a variable, a pipe or a redirection. A JavaScript line that
-    // uses the word as a name goes on with an operator instead (`cat = 1`,
-    // `ls.map(...)`, `cd(dir)`), which never starts an argument.
-    let mut chars = rest.chars();
+    argument_like(argument)
+}
+
+/// What a first argument at a prompt looks like: a flag (`-la`, `--fast`), a
+/// mode (`+x`), a path (`.`, `./a`, `/etc`, `~/x`, `src/`, `a.txt`), a word,
+/// a quoted string or a variable. Binary operators standing alone (`-`,
+/// `/`, `>`) and generics (`<T>`) do not.
+fn argument_like(argument: &str) -> bool {
+    let mut chars = argument.chars();
     let first = chars.next().unwrap_or(' ');
-    // `chmod +x run.sh`: a `+` that starts a mode, not an addition.
-    let mode = first == '+' && chars.next().is_some_and(char::is_alphanumeric);
-    let after_word =
-        !rest.starts_with("in ") && !rest.starts_with("of ") && !rest.starts_with("instanceof ");
-    after_word
-        && (mode
-            || first.is_alphanumeric()
-            || matches!(
-                first,
-                '-' | '.' | '/' | '~' | '"' | '\'' | '$' | '|' | '>' | '<' | '*' | '_' | '@'
-            ))
+    let second = chars.next();
+    match first {
+        '-' | '+' => second.is_some_and(|c| c.is_alphanumeric() || c == '-'),
+        '.' | '/' | '~' => {
+            argument.len() == 1
+                || second.is_some_and(|c| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '*'))
+        }
+        '"' | '\'' => true,
+        '$' => second.is_some_and(|c| c.is_alphanumeric() || c == '{' || c == '('),
+        c if c.is_alphanumeric() || c == '_' => argument.chars().all(|c| {
+            c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '*' | ':' | '=' | '@' | ',')
+        }),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

@@ -32,7 +32,16 @@ pub(super) fn reject(
 ) -> Rejection {
     let mut problems = Vec::new();
     let mut more = 0;
+    // Only the listed problems are described; the rest are counted.
     let mut add = |error: &ValidationError| {
+        if problems.len() >= MAX_LISTED_PROBLEMS {
+            more += match error.kind() {
+                ValidationErrorKind::AdditionalProperties { unexpected }
+                | ValidationErrorKind::UnevaluatedProperties { unexpected } => unexpected.len(),
+                _ => 1,
+            };
+            return;
+        }
         for problem in describe(error, schema) {
             if problems.len() < MAX_LISTED_PROBLEMS {
                 problems.push(problem);
@@ -62,8 +71,9 @@ pub fn invalid_input(callee: &str, rejection: &Rejection, hint: &str) -> String 
         .problems
         .iter()
         .map(|problem| {
-            let text = format!("{}: {}", problem.location, problem.text);
-            messages::cut(text, MAX_PROBLEM_BYTES)
+            // The place is cut first, so what was wrong survives a long key.
+            let location = messages::cut(problem.location.clone(), MAX_PROBLEM_BYTES / 3);
+            messages::cut(format!("{location}: {}", problem.text), MAX_PROBLEM_BYTES)
         })
         .collect();
     if rejection.more > 0 {

@@ -10,6 +10,7 @@
 //! turns validation off for that tool only, and says so in
 //! [`schema_problems`].
 
+mod analysis;
 mod message;
 
 #[cfg(test)]
@@ -56,8 +57,15 @@ pub struct Rejection {
 }
 
 impl InputValidators {
-    /// Checks `input` (JSON text) against the schema of `entry`.
-    pub fn check(&self, entry: &CatalogEntry, input: &str) -> Result<(), Rejection> {
+    /// Checks `input` (JSON text) against the schema of `entry`. With
+    /// `thorough` false (the Node thread), only the first problem is looked
+    /// for.
+    pub fn check(
+        &self,
+        entry: &CatalogEntry,
+        input: &str,
+        thorough: bool,
+    ) -> Result<(), Rejection> {
         if !entry.has_parameters {
             return Ok(());
         }
@@ -65,18 +73,29 @@ impl InputValidators {
         let Compiled::Checked(validator) = compiled.as_ref() else {
             return Ok(());
         };
-        let Ok(instance) = serde_json::from_str::<Value>(input) else {
-            return Ok(());
-        };
-        if validator.is_valid(&instance) {
-            return Ok(());
-        }
-        Err(message::reject(
-            validator,
-            &instance,
-            &entry.parameters,
-            input.len() <= MAX_LISTED_INPUT_BYTES,
-        ))
+        // Inputs nest as deep as the bridge allows (1000 levels), deeper than
+        // serde's default limit and than a small stack may follow: the parse
+        // and the check grow the stack as they need.
+        stacker::maybe_grow(64 * 1024, 32 * 1024 * 1024, || {
+            let instance = parse(input).ok_or_else(|| Rejection {
+                problems: vec![Problem {
+                    location: "input".to_owned(),
+                    text: "is not JSON the check can read".to_owned(),
+                }],
+                more: 0,
+                partial: false,
+            })?;
+            if validator.is_valid(&instance) {
+                return Ok(());
+            }
+            let list_all = thorough && input.len() <= MAX_LISTED_INPUT_BYTES;
+            Err(message::reject(
+                validator,
+                &instance,
+                &entry.parameters,
+                list_all,
+            ))
+        })
     }
 
     fn compiled(&self, entry: &CatalogEntry) -> Arc<Compiled> {
@@ -92,6 +111,8 @@ impl InputValidators {
                     "tool {} ({}): its input schema does not compile ({reason}); its inputs are not validated.",
                     entry.name, entry.id
                 ));
+                // (`reason` also says when a schema compiles but is not
+                // safe to check; the sentence is the same for the gateway.)
                 Compiled::Unchecked
             }
         });
@@ -103,8 +124,69 @@ impl InputValidators {
     }
 }
 
-/// Compiles a schema the way every tool's is compiled.
+/// JSON text as a value, at any depth; lone surrogates (which the bridge
+/// writes as escapes, and serde refuses) read as U+FFFD.
+fn parse(input: &str) -> Option<Value> {
+    let read = |text: &str| -> Option<Value> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        deserializer.disable_recursion_limit();
+        serde::Deserialize::deserialize(&mut deserializer).ok()
+    };
+    read(input).or_else(|| read(&well_formed(input)))
+}
+
+/// `input` with every `\uXXXX` escape of a lone surrogate replaced by
+/// `\ufffd`.
+fn well_formed(input: &str) -> String {
+    let bytes = input.as_bytes();
+    let hex = |at: usize| -> Option<u32> {
+        let digits = input.get(at..at + 4)?;
+        u32::from_str_radix(digits, 16).ok()
+    };
+    let escape_at = |at: usize| bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u');
+    let mut out = String::with_capacity(input.len());
+    let mut i = 0;
+    let mut copied = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if bytes.get(i + 1) != Some(&b'u') {
+            i += 2;
+            continue;
+        }
+        let Some(unit) = hex(i + 2) else {
+            i += 2;
+            continue;
+        };
+        let paired = (0xD800..0xDC00).contains(&unit)
+            && escape_at(i + 6)
+            && hex(i + 8).is_some_and(|low| (0xDC00..0xE000).contains(&low));
+        if paired {
+            i += 12;
+        } else if (0xD800..0xE000).contains(&unit) {
+            out.push_str(&input[copied..i]);
+            out.push_str("\\ufffd");
+            i += 6;
+            copied = i;
+        } else {
+            i += 6;
+        }
+    }
+    out.push_str(&input[copied..]);
+    out
+}
+
+/// Compiles a schema the way every tool's is compiled: OpenAPI's
+/// `nullable: true` read as allowing `null`, and refused when checking it
+/// could cost what the input chooses ([`analysis`]).
 fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
+    let schema = nullable_as_null(schema, 0);
+    if let Some(reason) = analysis::unsafe_to_check(&schema) {
+        return Err(reason.to_owned());
+    }
+    let schema = &schema;
     // No `dfa_size_limit`: a small one made every match of a pattern cost
     // microseconds (measured with `npm run bench`).
     let options = jsonschema::PatternOptions::regex().size_limit(1 << 20);
@@ -114,6 +196,39 @@ fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
         .should_validate_formats(false)
         .build(schema)
         .map_err(|error| crate::messages::cut(error.to_string(), 300))
+}
+
+/// `schema` with each `nullable: true` (OpenAPI) turned into a `type` that
+/// includes `"null"`.
+fn nullable_as_null(schema: &Value, depth: usize) -> Value {
+    match schema {
+        Value::Object(map) if depth < 256 => {
+            let mut out = serde_json::Map::with_capacity(map.len());
+            for (key, value) in map {
+                out.insert(key.clone(), nullable_as_null(value, depth + 1));
+            }
+            if map.get("nullable") == Some(&Value::Bool(true)) {
+                match out.get_mut("type") {
+                    Some(Value::String(kind)) if kind != "null" => {
+                        let kind = std::mem::take(kind);
+                        out.insert("type".to_owned(), serde_json::json!([kind, "null"]));
+                    }
+                    Some(Value::Array(kinds)) if !kinds.iter().any(|k| k == "null") => {
+                        kinds.push(Value::String("null".to_owned()));
+                    }
+                    _ => {}
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) if depth < 256 => Value::Array(
+            items
+                .iter()
+                .map(|item| nullable_as_null(item, depth + 1))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// Schemas that did not compile, newest last, for `codeModeDiagnostics()`.

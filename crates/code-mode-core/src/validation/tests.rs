@@ -16,7 +16,7 @@ fn catalog(schema: Value) -> Catalog {
 fn check(schema: Value, input: Value) -> Result<(), Rejection> {
     let catalog = catalog(schema);
     let entry = catalog.exact("openclaw:core:read_file").unwrap();
-    InputValidators::default().check(entry, &input.to_string())
+    InputValidators::default().check(entry, &input.to_string(), true)
 }
 
 fn message(schema: Value, input: Value) -> String {
@@ -42,7 +42,9 @@ fn a_valid_input_passes_and_a_schemaless_tool_is_not_checked() {
     assert!(check(file_schema(), json!({"path": "a", "lines": [{"from": 2}]})).is_ok());
     let catalog = Catalog::build(&[core("free")]);
     let entry = catalog.exact("openclaw:core:free").unwrap();
-    assert!(InputValidators::default().check(entry, "[1,2]").is_ok());
+    assert!(InputValidators::default()
+        .check(entry, "[1,2]", true)
+        .is_ok());
 }
 
 #[test]
@@ -138,4 +140,72 @@ fn a_large_input_reports_its_first_problem_only() {
     let items: Vec<u32> = (0..40_000).collect();
     let text = message(schema, json!({ "items": items }));
     assert!(text.contains("input.items[0]: expected string, got 0; and maybe more (the input is too large to list them all)"), "{text}");
+}
+
+#[test]
+fn inputs_deeper_than_serde_s_default_are_checked() {
+    let mut deep = json!(1);
+    for _ in 0..999 {
+        deep = json!([deep]);
+    }
+    let text = message(file_schema(), json!({"path": 42, "ranges": deep}));
+    assert!(
+        text.contains("input.path: expected string, got 42"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_lone_surrogate_does_not_skip_the_check() {
+    let catalog = catalog(file_schema());
+    let entry = catalog.exact("openclaw:core:read_file").unwrap();
+    let input = r#"{"path":42,"mode":"\ud800x\udc00"}"#;
+    let rejection = InputValidators::default()
+        .check(entry, input, true)
+        .unwrap_err();
+    assert_eq!(rejection.problems[0].location, "input.path");
+    assert!(InputValidators::default()
+        .check(entry, r#"{"path":"\ud83d\ude00"}"#, true)
+        .is_ok());
+}
+
+#[test]
+fn openapi_nullable_allows_null() {
+    let schema =
+        json!({"type": "object", "properties": {"a": {"type": "string", "nullable": true}}});
+    assert!(check(schema.clone(), json!({"a": null})).is_ok());
+    assert!(check(schema, json!({"a": 1})).is_err());
+}
+
+#[test]
+fn schemas_whose_cost_the_input_could_choose_are_not_checked() {
+    // Two branches that both recurse: 2^depth evaluations for a deep input.
+    let node = json!({"$ref": "#/$defs/n"});
+    let recursive = json!({"$defs": {"n": {"oneOf": [{"type": "array", "items": node}, {"type": "array", "items": node, "maxItems": 5}]}}, "type": "object", "properties": {"t": node}});
+    let mut deep = json!([]);
+    for _ in 0..40 {
+        deep = json!([deep]);
+    }
+    let started = std::time::Instant::now();
+    assert!(check(recursive, json!({"t": deep, "x": 1})).is_ok());
+    assert!(started.elapsed().as_millis() < 500);
+    // Alternatives nested 30 deep without recursion: as costly.
+    let mut defs = serde_json::Map::new();
+    for n in 0..30 {
+        let next = json!({"$ref": format!("#/$defs/d{}", n + 1)});
+        defs.insert(format!("d{n}"), json!({"oneOf": [{"type": "array", "items": next}, {"type": "array", "items": next, "maxItems": 9}]}));
+    }
+    defs.insert("d30".into(), json!({"type": "array"}));
+    let chained =
+        json!({"$defs": defs, "type": "object", "properties": {"t": {"$ref": "#/$defs/d0"}}});
+    assert!(check(chained, json!({"t": 1})).is_ok());
+    assert!(super::schema_problems()
+        .iter()
+        .any(|p| p.contains("recursive")));
+    assert!(super::schema_problems()
+        .iter()
+        .any(|p| p.contains("multiply")));
+    // A plain recursion-free schema with alternatives is still checked.
+    let plain = json!({"type": "object", "properties": {"v": {"anyOf": [{"type": "string"}, {"type": "number"}]}}});
+    assert!(check(plain, json!({"v": true})).is_err());
 }

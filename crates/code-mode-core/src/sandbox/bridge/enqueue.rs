@@ -157,7 +157,7 @@ pub(super) fn enqueue<'js>(
             }
         );
     let rejection = match checked {
-        true => toolbox.check_input(entry, &input, || callee.describe(entry)),
+        true => toolbox.check_input(entry, &input, true, || callee.describe(entry)),
         false => None,
     };
     // Getters in the input may have queued calls of their own meanwhile.
