@@ -166,3 +166,7 @@ pub const MAX_HOST_CHECKED_INPUT_BYTES: usize = 256 * 1024;
 /// listed only for a mapped input up to this many bytes; a larger one gets
 /// its first.
 pub const MAX_HOST_LISTED_INPUT_BYTES: usize = 1024;
+/// Plugin namespaces: bytes of JSON the arguments of one namespace call may
+/// take. The host maps them and converts the mapped input in one event-loop
+/// turn, so this bounds that turn's work.
+pub const NAMESPACE_ARGS_BYTES: usize = 1024 * 1024;

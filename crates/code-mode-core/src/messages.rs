@@ -288,6 +288,15 @@ pub fn namespace_problem(kind: &str, path: &str, detail: &str) -> String {
     }
 }
 
+/// A namespace call whose arguments are larger than the host converts in
+/// one go.
+pub fn namespace_args_too_large() -> String {
+    format!(
+        "plugin namespace call arguments are larger than {} bytes of JSON.",
+        crate::limits::NAMESPACE_ARGS_BYTES
+    )
+}
+
 /// A namespace call reached a host that has no namespaces for its run.
 pub const NAMESPACE_UNAVAILABLE: &str = "code mode namespace calls are not available in this run.";
 

@@ -34,6 +34,8 @@ pub struct Callable {
     pub path_text: String,
     /// The catalog id of the tool it calls.
     pub tool_id: String,
+    /// The function as the cell names it (`Issues.update`), for messages.
+    pub callee: String,
 }
 
 #[derive(Deserialize)]
@@ -129,6 +131,7 @@ fn check(raw: RawScope, namespace: &VisibleNamespace) -> Result<Scope, String> {
             path,
             path_text,
             tool_id,
+            callee: shown,
         });
     }
     let tree_json = raw.tree.to_string();

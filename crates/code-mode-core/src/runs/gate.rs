@@ -41,11 +41,6 @@ impl Gate {
     pub(super) fn take(&self) -> Option<Held> {
         self.held.lock().take()
     }
-
-    /// The exec's control block, while it is held (its budget and abort).
-    pub fn control(&self) -> Option<Arc<Control>> {
-        self.held.lock().as_ref().map(|held| held.control.clone())
-    }
 }
 
 impl Held {

@@ -106,13 +106,11 @@ impl InputValidators {
         // once each, and neither waits for the other.
         let compiled = Arc::new(match compile(&entry.parameters) {
             Ok(validator) => Compiled::Checked(validator),
-            Err(reason) => {
+            Err(why) => {
                 record_problem(format!(
-                    "tool {} ({}): its input schema does not compile ({reason}); its inputs are not validated.",
+                    "tool {} ({}): its input schema {why}; its inputs are not validated.",
                     entry.name, entry.id
                 ));
-                // (`reason` also says when a schema compiles but is not
-                // safe to check; the sentence is the same for the gateway.)
                 Compiled::Unchecked
             }
         });
@@ -184,7 +182,7 @@ fn well_formed(input: &str) -> String {
 fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
     let schema = nullable_as_null(schema, 0);
     if let Some(reason) = analysis::unsafe_to_check(&schema) {
-        return Err(reason.to_owned());
+        return Err(format!("is not checked: {reason}"));
     }
     let schema = &schema;
     // No `dfa_size_limit`: a small one made every match of a pattern cost
@@ -195,7 +193,12 @@ fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
         .with_pattern_options(options)
         .should_validate_formats(false)
         .build(schema)
-        .map_err(|error| crate::messages::cut(error.to_string(), 300))
+        .map_err(|error| {
+            format!(
+                "does not compile ({})",
+                crate::messages::cut(error.to_string(), 300)
+            )
+        })
 }
 
 /// `schema` with each `nullable: true` (OpenAPI) turned into a `type` that

@@ -7,7 +7,7 @@ use rquickjs::{Ctx, Persistent, Promise, Value};
 
 use super::feed::settled_promise;
 use crate::catalog::{CatalogEntry, ToolSource};
-use crate::limits::{MAX_LEG_INPUT_BYTES, MAX_QUEUED_CALLS};
+use crate::limits::{MAX_LEG_INPUT_BYTES, MAX_QUEUED_CALLS, NAMESPACE_ARGS_BYTES};
 use crate::mcp::InputRules;
 use crate::messages;
 use crate::sandbox::calls::{CallKey, GuestCall, NamespaceTarget};
@@ -47,6 +47,8 @@ pub(super) enum Callee<'a> {
         path: &'a [String],
         object_schema: bool,
     },
+    /// A plugin namespace function: checked on the host, after its mapper.
+    Namespace,
 }
 
 impl Callee<'_> {
@@ -66,6 +68,7 @@ impl Callee<'_> {
                 format!("MCP.{server}.{}", path.join(".")),
                 messages::mcp_schema_hint(server, &path.join(".")),
             ),
+            Callee::Namespace => (String::new(), String::new()),
         }
     }
 }
@@ -148,14 +151,14 @@ pub(super) fn enqueue<'js>(
     // which the host checks once the plugin's mapper has made its input. A
     // refused call still goes to the host, which shows it as a failed call
     // and never starts the tool.
-    let checked = target.is_none()
-        && !matches!(
-            callee,
-            Callee::Mcp {
+    let checked = !matches!(
+        callee,
+        Callee::Namespace
+            | Callee::Mcp {
                 object_schema: false,
                 ..
             }
-        );
+    );
     let rejection = match checked {
         true => toolbox.check_input(entry, &input, true, || callee.describe(entry)),
         false => None,
@@ -227,12 +230,15 @@ fn args_json<'js>(
         let table = state.calls.borrow();
         (table.max_bridge_bytes, table.input_bytes)
     };
+    // The host maps and converts a namespace call's arguments in one go on
+    // the Node thread, so they are bounded more tightly than tool inputs.
+    let max = max.min(held + NAMESPACE_ARGS_BYTES);
     let mut json = String::from("[");
     for (i, arg) in args.into_iter().enumerate() {
         // Separators and `null`s count too: a call spread over a million
         // `undefined`s is refused like any other large input.
         if held + json.len() + 5 > max {
-            return Ok(Err(messages::tool_input_too_large(max)));
+            return Ok(Err(messages::namespace_args_too_large()));
         }
         if i > 0 {
             json.push(',');
@@ -242,7 +248,8 @@ fn args_json<'js>(
             continue;
         }
         match value_json(ctx, state, arg, json.len())? {
-            Ok(text) => json.push_str(&text),
+            Ok(text) if held + json.len() + text.len() < max => json.push_str(&text),
+            Ok(_) => return Ok(Err(messages::namespace_args_too_large())),
             Err(message) => return Ok(Err(message)),
         }
     }

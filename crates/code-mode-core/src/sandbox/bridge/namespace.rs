@@ -16,7 +16,6 @@ use rquickjs::{Ctx, Function, Object, Promise, Value};
 
 use super::enqueue::{enqueue, Call, Callee, NamespaceInput};
 use super::feed::settled_promise;
-use crate::identifiers::display_path;
 use crate::limits::NAMESPACE_SCOPE_DEPTH;
 use crate::messages;
 use crate::sandbox::calls::NamespaceTarget;
@@ -116,11 +115,10 @@ fn function<'js>(
                     target: NamespaceTarget {
                         id: visible.registration.id.clone(),
                         path: target.path_text.clone(),
-                        callee: display_path(&visible.registration.global_name, &target.path),
+                        callee: target.callee.clone(),
                     },
                 }),
-                // Namespace inputs are checked on the host, after the mapper.
-                callee: Callee::Call(""),
+                callee: Callee::Namespace,
             };
             enqueue(&ctx, &state, &toolbox, call)
         },
