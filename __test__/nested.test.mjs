@@ -269,6 +269,48 @@ describe('nested call failures (docs/nested-calls.md)', () => {
     },
   )
 
+  test('each call has its own signal, made when first read: the same object every read, aborted with the exec even if read after, and replaceable', async () => {
+    const calls = []
+    const started = deferred()
+    const run = codeModes.enabled().prepareRun({
+      runId: 'r',
+      tools: [tool('fast'), tool('held')],
+      executeTool: (call) => {
+        calls.push(call)
+        if (call.name === 'fast') return { ok: true }
+        started.resolve()
+        return new Promise(() => {})
+      },
+    })
+    assert.deepEqual(await value(run, 'return await tools.fast({})'), { ok: true })
+    const [first] = calls
+    const { signal, ...rest } = { ...first }
+    assert.ok(signal instanceof AbortSignal, 'a spread copies the signal')
+    assert.equal(first.signal, signal, 'every read gives the same signal')
+    assert.ok(Object.keys(first).includes('signal'), 'an enumerable own property')
+    assert.equal(rest.name, 'fast')
+    first.signal = 'replaced'
+    assert.equal(first.signal, 'replaced', 'assigning it replaces it, as on a plain property')
+
+    const controller = new AbortController()
+    const pending = run.exec({ code: 'await tools.held({})' }, { signal: controller.signal })
+    await started.promise
+    const held = calls[1]
+    controller.abort()
+    assert.equal((await pending).code, 'aborted')
+    assert.equal(held.signal.aborted, true, 'a signal first read after the abort is aborted')
+  })
+
+  test('result keys that differ only in lone surrogates become one key, the last value', async () => {
+    const run = codeModes.enabled().prepareRun({
+      runId: 'r',
+      tools: [tool('keys')],
+      executeTool: () => ({ '\uFFFD': 1, a: 2, '\uD800': 3, '\uDC00': 4 }),
+    })
+    const got = await value(run, 'const r = await tools.keys({}); return [Object.keys(r), Object.values(r)]')
+    assert.deepEqual(got, [['\uFFFD', 'a'], [4, 2]])
+  })
+
   test('a hook-like executor denies a call; the guest catches it and continues', async () => {
     const events = []
     const executed = []

@@ -1,8 +1,8 @@
 // The JavaScript half of the bridge, compiled once per CodeMode on the
 // gateway's thread: starts nested calls through the gateway's executeTool,
-// emits their events, and reports how each ends through `settle`. Host globals
-// are captured here once, so later changes to them do not matter.
-(function codeModeHost(settle, takeInput, constants) {
+// emits their events, and reports how they end through `settleBatch`. Host
+// globals are captured here once, so later changes to them do not matter.
+(function codeModeHost(settleBatch, takeInput, constants, poll) {
   'use strict'
   const ABORTED = constants.aborted
   const TOOL_CALL_FAILED = constants.toolCallFailed
@@ -19,6 +19,7 @@
   const stringify = JSON.stringify
   const now = performance.now.bind(performance)
   const immediate = setImmediate
+  const microtask = queueMicrotask
   const emitWarning = process.emitWarning.bind(process)
   /** A process warning: the one way this bridge (and the binding) reports. */
   function warn(text) {
@@ -31,14 +32,49 @@
   /** Calls in flight, by key. */
   const live = new Map()
 
+  // Settlements cross back to the workers in batches: every call that ends
+  // in the same run of microtasks goes in one `settleBatch` (one crossing,
+  // one wake-up per run), sent once the microtasks queued before it ran.
+  let settledKeys = []
+  let settledOks = []
+  let settledPayloads = []
+  function settle(key, ok, payload) {
+    if (settledKeys.length === 0) microtask(flush)
+    settledKeys.push(key)
+    settledOks.push(ok)
+    settledPayloads.push(payload)
+  }
+  function flush() {
+    const keys = settledKeys
+    const oks = settledOks
+    const payloads = settledPayloads
+    settledKeys = []
+    settledOks = []
+    settledPayloads = []
+    try {
+      settleBatch(keys, oks, payloads)
+    } catch (error) {
+      reportError('nested call results could not be delivered', error)
+    }
+  }
+
   // While calls flow, keep this thread from sleeping for HOT_MS after the last
   // activity: the event loop keeps turning (and serving I/O); it only skips
-  // the sleep whose wake-up would cost tens of microseconds per call.
+  // the sleep whose wake-up would cost tens of microseconds per call. Each
+  // turn yields the core, so a worker that shares it and is about to send
+  // the next call runs at once instead of after this spin, then takes what
+  // the workers sent (poll(true)): while this thread polls, they do not wake
+  // it. poll(false) ends the polling and takes what raced with the end.
   let hotUntil = 0
   let hot = false
   function tick() {
-    if (now() < hotUntil) immediate(tick)
-    else hot = false
+    poll(true)
+    if (now() < hotUntil) {
+      immediate(tick)
+      return
+    }
+    hot = false
+    poll(false)
   }
   function keepHot() {
     hotUntil = now() + HOT_MS
@@ -50,6 +86,7 @@
 
   const objectToString = Object.prototype.toString
   const toWellFormed = String.prototype.toWellFormed
+  const isWellFormed = String.prototype.isWellFormed
   const isArray = Array.isArray
   const keys = Object.keys
   const defineProperty = Object.defineProperty
@@ -60,58 +97,77 @@
    * A tool result as JSON-safe JSON text (docs/guest-runtime.md), node by node: bigints as
    * decimal strings, Errors as {name, message}, cycles as "[Circular]", a
    * throwing toJSON as its Object.prototype.toString tag, and a lone surrogate
-   * in a string or a key as U+FFFD, as for guest values.
+   * in a string or a key as U+FFFD, as for guest values. The text is written
+   * directly (no copy of the value is built), so a `__proto__` key is data.
    */
   function safeJson(value) {
     const ancestors = []
+    const text = (string) => stringify(apply(toWellFormed, string, []))
     function convert(value, key) {
       if (value !== null && typeof value === 'object' && typeof value.toJSON === 'function' && !(value instanceof ErrorClass)) {
         try {
           value = value.toJSON(key)
         } catch {
-          return apply(objectToString, value, [])
+          return stringify(apply(objectToString, value, []))
         }
       }
       switch (typeof value) {
         case 'string':
-          return apply(toWellFormed, value, [])
+          return text(value)
         case 'boolean':
-          return value
+          return value ? 'true' : 'false'
         case 'number':
-          return Number.isFinite(value) ? value : null
+          return Number.isFinite(value) ? stringify(value) : 'null'
         case 'bigint':
-          return value.toString()
+          return stringify(value.toString())
         case 'undefined':
         case 'function':
         case 'symbol':
           return SKIP
       }
-      if (value === null) return null
-      if (value instanceof ErrorClass) return { name: apply(toWellFormed, String(value.name), []), message: apply(toWellFormed, String(value.message), []) }
+      if (value === null) return 'null'
+      if (value instanceof ErrorClass) return `{"name":${text(String(value.name))},"message":${text(String(value.message))}}`
       if (value instanceof Number || value instanceof String || value instanceof Boolean) return convert(value.valueOf(), key)
-      if (ancestors.includes(value)) return '[Circular]'
+      if (ancestors.includes(value)) return '"[Circular]"'
       if (ancestors.length >= MAX_DEPTH) throw new ErrorClass(`tool result nests deeper than ${MAX_DEPTH} levels`)
       ancestors.push(value)
       let out
       if (isArray(value)) {
-        out = []
+        const items = []
         for (let i = 0; i < value.length; i++) {
           const item = convert(value[i], String(i))
-          out.push(item === SKIP ? null : item)
+          items.push(item === SKIP ? 'null' : item)
         }
+        out = `[${items.join(',')}]`
       } else {
-        out = {}
-        for (const name of keys(value)) {
-          const item = convert(value[name], name)
-          // Defined, not assigned: a `__proto__` key is data, not a prototype.
-          if (item !== SKIP) defineProperty(out, apply(toWellFormed, name, []), { value: item, writable: true, enumerable: true, configurable: true })
+        const members = []
+        const names = keys(value)
+        // Keys that differ only in lone surrogates become one key (the last
+        // value, at the first one's place), as when the value is rebuilt.
+        let places = null
+        for (let i = 0; i < names.length && places === null; i++) {
+          if (!apply(isWellFormed, names[i], [])) places = new Map()
         }
+        for (const name of names) {
+          const item = convert(value[name], name)
+          if (item === SKIP) continue
+          if (places === null) {
+            members.push(`${stringify(name)}:${item}`)
+            continue
+          }
+          const wellFormed = apply(toWellFormed, name, [])
+          const member = `${stringify(wellFormed)}:${item}`
+          const place = places.get(wellFormed)
+          if (place === undefined) places.set(wellFormed, members.push(member) - 1)
+          else members[place] = member
+        }
+        out = `{${members.join(',')}}`
       }
       ancestors.pop()
       return out
     }
     const root = convert(value, '')
-    return root === SKIP ? 'null' : stringify(root)
+    return root === SKIP ? 'null' : root
   }
 
   function message(error) {
@@ -213,9 +269,10 @@
 
   /**
    * `batch`: JSON text of [{key, id, name, source, sourceName, toolCallId,
-   * parentToolCallId, codeModeRunId, namespaceId, namespacePath}, ...] (the
-   * binding's `BatchCall`; absent optional fields are null). Inputs are taken
-   * with takeInput(key) when each call starts. `mapInput(id, path, args)` is
+   * parentToolCallId, codeModeRunId, namespaceId, namespacePath,
+   * namespaceCallee, rejection, input?}, ...] (the binding's `BatchCall`;
+   * absent optional fields are null). A small input comes inline as `input`;
+   * the others are taken with takeInput(key) when each call starts. `mapInput(id, path, args)` is
    * the run's plugin namespaces' check and input mapper (namespaces.js), and
    * `validate(id, callee, inputText)` the schema check of a mapped input
    * (the message of a refusal, or null); both undefined when the run has no
@@ -265,6 +322,10 @@
    */
   function ready(entry) {
     const { key } = entry.call
+    if (entry.call.input !== undefined) {
+      entry.input = entry.call.input
+      return true
+    }
     if (entry.pieces === undefined) {
       const input = takeInput(key)
       if (cancelled.has(key)) return true
@@ -356,7 +417,16 @@
     call.toolCallId = toolCallId
     if (parentToolCallId !== null) call.parentToolCallId = parentToolCallId
     if (codeModeRunId !== null) call.codeModeRunId = codeModeRunId
-    call.signal = controller.signal
+    // The signal is made when first read (as AbortController itself does):
+    // making one costs more than the rest of starting a call, and many tools
+    // never look at it. An enumerable own property, so spreads copy it.
+    // Assigning it replaces it with a plain value, as on any other property.
+    defineProperty(call, 'signal', {
+      get: () => controller.signal,
+      set: (value) => defineProperty(call, 'signal', { value, writable: true, enumerable: true, configurable: true }),
+      enumerable: true,
+      configurable: true,
+    })
     live.set(key, { controller, onEvent, toolCallId, parentToolCallId, toolId: id, name, started: now() })
     if (onEvent !== undefined) {
       const event = { type: 'nested_call_started', toolCallId }

@@ -3,13 +3,16 @@
 //! `CodeMode`, one message per batch; `host.js` starts them and reports each
 //! settlement back, which goes straight into the run's arrivals.
 //!
-//! A batch carries only the calls' metadata. Their inputs stay here until
+//! A batch carries the calls' metadata as JSON text, written on the worker
+//! thread, and the short inputs inline ([`INLINE_INPUT_BYTES`], at most
+//! [`INLINE_BATCH_BYTES`] a batch). The other inputs stay here until
 //! `host.js` starts each call and takes its input (`takeInput`), so the
 //! JavaScript thread spends at most [`TURN_WORK_MICROS`] per turn of its event
 //! loop starting calls, however many cells flood it. An input longer than
 //! [`INPUT_PIECE_BYTES`] is cut into pieces on the worker thread
 //! ([`pieces::split`]), which `host.js` assembles over as many turns as it
-//! needs.
+//! needs. Settlements come back in batches too (`settleBatch`): every call
+//! that ended in one run of microtasks, delivered with one wake-up per run.
 //!
 //! The channel is unreferenced: it never keeps the process alive. An exec or
 //! wait in progress holds its own promise, which does.
@@ -17,7 +20,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, Weak};
 
-use code_mode_core::limits::{INPUT_PIECE_BYTES, INPUT_PIECE_MEMBERS, MAX_DEPTH, TURN_WORK_MICROS};
+use code_mode_core::limits::{
+    INLINE_BATCH_BYTES, INLINE_INPUT_BYTES, INPUT_PIECE_BYTES, INPUT_PIECE_MEMBERS, MAX_DEPTH,
+    TURN_WORK_MICROS,
+};
 use code_mode_core::messages;
 use code_mode_core::runs::host::{CallKey, Dispatch, Host, Reply};
 use code_mode_core::runs::pieces;
@@ -28,7 +34,7 @@ use parking_lot::Mutex;
 use serde::Serialize;
 
 use crate::js::{self, call_function, undefined};
-use crate::tsfn::Channel;
+use crate::tsfn::{Channel, Poller};
 
 /// The JavaScript half, compiled once per `CodeMode`.
 const HOST_JS: &str = include_str!("host.js");
@@ -41,15 +47,16 @@ const HOT_MS: f64 = 0.15;
 
 /// Work for the JavaScript thread.
 pub enum Message {
-    Dispatch(Arc<Executor>, Vec<Outgoing>),
+    Dispatch(Arc<Executor>, Batch),
     Abort(Vec<CallKey>),
 }
 
-/// A call on its way to the JavaScript thread, its input already cut into
-/// pieces when it is large.
-pub struct Outgoing {
-    call: Dispatch,
-    pieces: Option<Vec<String>>,
+/// Nested calls on their way to the JavaScript thread: the JSON text
+/// `host.js` reads (metadata and inline inputs), and for each call where it
+/// settles and the input `host.js` takes later, if it is not inline.
+pub struct Batch {
+    json: String,
+    calls: Vec<(CallKey, Reply, Option<Input>)>,
 }
 
 /// A call's input waiting for `host.js`: JSON text, or the pieces of a large
@@ -95,26 +102,63 @@ struct Bridge {
     inputs: Mutex<HashMap<CallKey, Input>>,
 }
 
-/// The metadata of a batch as `host.js` reads it (inputs travel apart).
-fn batch_json(calls: &[Outgoing]) -> std::result::Result<String, String> {
-    let batch: Vec<BatchCall> = calls
-        .iter()
-        .map(|Outgoing { call, .. }| BatchCall {
-            key: call.key.0,
-            id: &call.tool_id,
-            name: &call.name,
-            source: call.source.as_str(),
-            source_name: call.source_name.as_deref(),
-            tool_call_id: &call.tool_call_id,
-            parent_tool_call_id: call.parent_tool_call_id.as_deref(),
-            code_mode_run_id: call.code_mode_run_id.as_deref(),
-            namespace_id: call.namespace.as_ref().map(|n| n.id.as_str()),
-            namespace_path: call.namespace.as_ref().map(|n| n.path.as_str()),
-            namespace_callee: call.namespace.as_ref().map(|n| n.callee.as_str()),
-            rejection: call.rejection.as_deref(),
-        })
-        .collect();
-    js::json_text(&batch).map_err(|error| error.reason.clone())
+impl Batch {
+    /// Writes the batch on the worker thread: the metadata of each call as
+    /// `host.js` reads it, a short input inline as its `input` member (while
+    /// the batch's inline bytes last), the others kept apart, a large one cut
+    /// into pieces.
+    fn new(calls: Vec<Dispatch>) -> Self {
+        let mut json = String::from("[");
+        let mut kept = Vec::with_capacity(calls.len());
+        let mut inline_bytes = 0;
+        for (i, mut call) in calls.into_iter().enumerate() {
+            if i > 0 {
+                json.push(',');
+            }
+            let meta = BatchCall {
+                key: call.key.0,
+                id: &call.tool_id,
+                name: &call.name,
+                source: call.source.as_str(),
+                source_name: call.source_name.as_deref(),
+                tool_call_id: &call.tool_call_id,
+                parent_tool_call_id: call.parent_tool_call_id.as_deref(),
+                code_mode_run_id: call.code_mode_run_id.as_deref(),
+                namespace_id: call.namespace.as_ref().map(|n| n.id.as_str()),
+                namespace_path: call.namespace.as_ref().map(|n| n.path.as_str()),
+                namespace_callee: call.namespace.as_ref().map(|n| n.callee.as_str()),
+                rejection: call.rejection.as_deref(),
+            };
+            // Plain strings and options: writing them cannot fail.
+            let meta = serde_json::to_string(&meta).unwrap_or_else(|_| "{}".to_owned());
+            let input = std::mem::take(&mut call.input);
+            let inline = input.len() <= INLINE_INPUT_BYTES
+                && inline_bytes + input.len() <= INLINE_BATCH_BYTES;
+            let input = if inline {
+                // The input is the sandbox's own JSON text (always valid), so
+                // it is spliced in as the object's last member.
+                inline_bytes += input.len();
+                json.push_str(&meta[..meta.len() - 1]);
+                json.push_str(",\"input\":");
+                json.push_str(&input);
+                json.push('}');
+                None
+            } else {
+                json.push_str(&meta);
+                let size = pieces::PieceSize {
+                    bytes: INPUT_PIECE_BYTES,
+                    members: INPUT_PIECE_MEMBERS,
+                };
+                Some(match pieces::split(&input, size) {
+                    Some(pieces) => Input::Pieces(pieces),
+                    None => Input::Whole(input),
+                })
+            };
+            kept.push((call.key, call.reply, input));
+        }
+        json.push(']');
+        Self { json, calls: kept }
+    }
 }
 
 /// The host channel of one `CodeMode`.
@@ -127,30 +171,37 @@ pub fn open(env: &Env) -> Result<HostChannel> {
         replies: Mutex::new(HashMap::new()),
         inputs: Mutex::new(HashMap::new()),
     });
-    let functions = compile(env, Arc::downgrade(&bridge))?;
-    let _ = bridge.functions.set(functions);
-    Channel::new(env, "code-mode-host", move |env, message| {
-        bridge.handle(env, message)
+    let handler = bridge.clone();
+    let channel = Channel::new(env, "code-mode-host", move |env, message| {
+        handler.handle(env, message)
     })
-    .map_err(|_| napi::Error::from_reason("code mode could not create its host channel"))
+    .map_err(|_| napi::Error::from_reason("code mode could not create its host channel"))?;
+    let functions = compile(env, Arc::downgrade(&bridge), channel.poller())?;
+    let _ = bridge.functions.set(functions);
+    Ok(channel)
 }
 
 /// Compiles `host.js` and binds it to this bridge's `settle`.
-fn compile(env: &Env, bridge: Weak<Bridge>) -> Result<Functions> {
+fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<Functions> {
     let factory: Unknown = env.run_script(HOST_JS)?;
     let inputs = bridge.clone();
     let settle = env.create_function_from_closure::<(), (), _>("codeModeSettle", move |ctx| {
-        let key: f64 = ctx.get(0)?;
-        let ok: bool = ctx.get(1)?;
-        let payload: Unknown = ctx.get(2)?;
-        let payload =
-            js::string(&payload)?.unwrap_or_else(|| messages::TOOL_CALL_FAILED.to_owned());
-        let reply = bridge
-            .upgrade()
-            .and_then(|bridge| bridge.replies.lock().remove(&CallKey(key as u64)));
-        if let Some(reply) = reply {
-            reply.settle(if ok { Ok(payload) } else { Err(payload) });
+        let keys: Vec<f64> = ctx.get(0)?;
+        let oks: Vec<bool> = ctx.get(1)?;
+        let payloads: Vec<Unknown> = ctx.get(2)?;
+        let Some(bridge) = bridge.upgrade() else {
+            return Ok(());
+        };
+        let mut settled = Vec::with_capacity(keys.len());
+        for ((key, ok), payload) in keys.into_iter().zip(oks).zip(payloads) {
+            let payload =
+                js::string(&payload)?.unwrap_or_else(|| messages::TOOL_CALL_FAILED.to_owned());
+            let reply = bridge.replies.lock().remove(&CallKey(key as u64));
+            if let Some(reply) = reply {
+                settled.push((reply, if ok { Ok(payload) } else { Err(payload) }));
+            }
         }
+        Reply::settle_all(settled);
         Ok(())
     })?;
     let take_input = env
@@ -167,6 +218,16 @@ fn compile(env: &Env, bridge: Weak<Bridge>) -> Result<Functions> {
                 }))
             },
         )?;
+    // host.js's keep-hot turns: give up the core for a moment (a worker
+    // that shares it and is about to send runs at once), then handle what
+    // the workers sent, saying whether this thread keeps polling.
+    let poll = env.create_function_from_closure::<(), bool, _>("codeModePoll", move |ctx| {
+        let keep_polling: bool = ctx.get(0)?;
+        if keep_polling {
+            std::thread::yield_now();
+        }
+        Ok(poller.poll(ctx.env, keep_polling))
+    })?;
     let constants = js::parse_json(
         env,
         &js::json_text(&serde_json::json!({
@@ -182,7 +243,7 @@ fn compile(env: &Env, bridge: Weak<Bridge>) -> Result<Functions> {
     let host = call_function(
         env,
         factory.raw(),
-        &[settle.raw(), take_input.raw(), constants.raw()],
+        &[settle.raw(), take_input.raw(), constants.raw(), poll.raw()],
     )
     .map_err(|_| incomplete())?;
     let host = js::object(&js::value(env, host))?.ok_or_else(incomplete)?;
@@ -222,23 +283,10 @@ impl Host for NodeHost {
     /// On the worker thread: cuts large inputs into pieces, then hands the
     /// batch to the JavaScript thread.
     fn dispatch(&self, calls: Vec<Dispatch>) {
-        let calls = calls
-            .into_iter()
-            .map(|mut call| {
-                let size = pieces::PieceSize {
-                    bytes: INPUT_PIECE_BYTES,
-                    members: INPUT_PIECE_MEMBERS,
-                };
-                let pieces = pieces::split(&call.input, size);
-                if pieces.is_some() {
-                    call.input = String::new();
-                }
-                Outgoing { call, pieces }
-            })
-            .collect();
+        let batch = Batch::new(calls);
         self.executor
             .channel
-            .send(Message::Dispatch(self.executor.clone(), calls));
+            .send(Message::Dispatch(self.executor.clone(), batch));
     }
 
     fn abort(&self, keys: Vec<CallKey>) {
@@ -250,7 +298,7 @@ impl Bridge {
     /// Runs on the JavaScript thread for each message.
     fn handle(&self, env: &Env, message: Message) {
         match message {
-            Message::Dispatch(executor, calls) => self.dispatch(env, &executor, calls),
+            Message::Dispatch(executor, batch) => self.dispatch(env, &executor, batch),
             Message::Abort(keys) => {
                 if let Err(error) = self.abort(env, &keys) {
                     self.warn(env, &format!("nested calls could not be aborted: {error}"));
@@ -262,31 +310,28 @@ impl Bridge {
     /// Starts a batch through `host.js`. When the bridge itself fails (not the
     /// gateway: `host.js` catches what it throws), every call of the batch
     /// fails with that message, so no run waits for a call that never started.
-    fn dispatch(&self, env: &Env, executor: &Executor, mut calls: Vec<Outgoing>) {
-        let started = batch_json(&calls).and_then(|batch| {
-            {
-                // Inputs wait here until host.js takes each as its call starts.
-                let mut replies = self.replies.lock();
-                let mut inputs = self.inputs.lock();
-                for Outgoing { call, pieces, .. } in &mut calls {
-                    replies.insert(call.key, call.reply.clone());
-                    let input = match pieces.take() {
-                        Some(pieces) => Input::Pieces(pieces),
-                        None => Input::Whole(std::mem::take(&mut call.input)),
-                    };
-                    inputs.insert(call.key, input);
-                }
-            }
-            self.start(env, executor, &batch)
-        });
-        if let Err(message) = started {
+    fn dispatch(&self, env: &Env, executor: &Executor, batch: Batch) {
+        let Batch { json, calls } = batch;
+        let keys: Vec<CallKey> = calls.iter().map(|(key, ..)| *key).collect();
+        {
+            // Inputs not inline wait here until host.js takes each as its
+            // call starts.
             let mut replies = self.replies.lock();
             let mut inputs = self.inputs.lock();
-            for Outgoing { call, .. } in &calls {
-                inputs.remove(&call.key);
-                match replies.remove(&call.key) {
-                    Some(reply) => reply.settle(Err(message.clone())),
-                    None => call.reply.settle(Err(message.clone())),
+            for (key, reply, input) in calls {
+                replies.insert(key, reply);
+                if let Some(input) = input {
+                    inputs.insert(key, input);
+                }
+            }
+        }
+        if let Err(message) = self.start(env, executor, &json) {
+            let mut replies = self.replies.lock();
+            let mut inputs = self.inputs.lock();
+            for key in keys {
+                inputs.remove(&key);
+                if let Some(reply) = replies.remove(&key) {
+                    reply.settle(Err(message.clone()));
                 }
             }
         }

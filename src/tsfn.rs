@@ -9,11 +9,19 @@
 //! every call of the batch. So this is a small fork, as lightningcss keeps one
 //! for its Node binding: no JavaScript callee, a Rust handler, and
 //! unreferenced from the start so that it never keeps the process alive.
+//!
+//! Messages wait in the channel's own queue. While the JavaScript thread is
+//! awake and polling it (a [`Poller`], called from `host.js` on each turn of
+//! a busy event loop), sending one costs a lock and a push; only a thread
+//! that is not polling is woken through the threadsafe function, once for
+//! however many messages are waiting. Waking the event loop (a write to its
+//! eventfd, and the thread's way back from `epoll_wait`) would otherwise be
+//! paid on every nested call.
 
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use napi::{sys, Env, Result};
 use parking_lot::Mutex;
@@ -30,6 +38,15 @@ unsafe impl Send for Raw {}
 struct Inner<M> {
     raw: Mutex<Option<Raw>>,
     handler: Handler<M>,
+    queue: Mutex<Queue<M>>,
+}
+
+/// Messages not handled yet, and how the JavaScript thread will learn of
+/// them: it polls, or a threadsafe call is already on its way.
+struct Queue<M> {
+    messages: Vec<M>,
+    polling: bool,
+    signalled: bool,
 }
 
 /// A queue from any thread to a handler on the JavaScript thread.
@@ -48,6 +65,11 @@ impl<M: Send + 'static> Channel<M> {
         let inner = Arc::new(Inner {
             raw: Mutex::new(None),
             handler: Box::new(handler),
+            queue: Mutex::new(Queue {
+                messages: Vec::new(),
+                polling: false,
+                signalled: false,
+            }),
         });
         let js_name = env.create_string(name)?;
         let context = Arc::into_raw(inner.clone()) as *mut c_void;
@@ -86,19 +108,37 @@ impl<M: Send + 'static> Channel<M> {
         let Some(raw) = guard.as_ref() else {
             return;
         };
-        let data = Box::into_raw(Box::new(message));
-        // SAFETY: the pointer is live (checked under the lock); the queue
-        // takes ownership of `data` on success.
+        let signal = {
+            let mut queue = self.inner.queue.lock();
+            queue.messages.push(message);
+            let signal = !queue.polling && !queue.signalled;
+            queue.signalled |= signal;
+            signal
+        };
+        if !signal {
+            return;
+        }
+        // SAFETY: the pointer is live (checked under the lock); the call
+        // carries no data.
         let status = unsafe {
             sys::napi_call_threadsafe_function(
                 raw.0,
-                data.cast(),
+                ptr::null_mut(),
                 sys::ThreadsafeFunctionCallMode::nonblocking,
             )
         };
         if status != sys::Status::napi_ok {
-            // SAFETY: not queued, so still ours.
-            drop(unsafe { Box::from_raw(data) });
+            // Node is tearing down: nothing will handle the queue.
+            let mut queue = self.inner.queue.lock();
+            queue.signalled = false;
+            queue.messages.clear();
+        }
+    }
+
+    /// A handle the JavaScript thread polls the queue with.
+    pub fn poller(&self) -> Poller<M> {
+        Poller {
+            inner: Arc::downgrade(&self.inner),
         }
     }
 
@@ -116,6 +156,43 @@ impl<M: Send + 'static> Channel<M> {
     }
 }
 
+/// Lets the JavaScript thread take the channel's messages itself.
+pub struct Poller<M> {
+    inner: Weak<Inner<M>>,
+}
+
+impl<M> Poller<M> {
+    /// On the JavaScript thread: handles every message waiting, and says
+    /// whether this thread keeps polling (senders then do not wake it).
+    /// Returns whether there was any.
+    pub fn poll(&self, env: &Env, keep_polling: bool) -> bool {
+        let Some(inner) = self.inner.upgrade() else {
+            return false;
+        };
+        inner.handle_waiting(env, Some(keep_polling))
+    }
+}
+
+impl<M> Inner<M> {
+    fn handle_waiting(&self, env: &Env, polling: Option<bool>) -> bool {
+        let messages = {
+            let mut queue = self.queue.lock();
+            if let Some(polling) = polling {
+                queue.polling = polling;
+            } else {
+                queue.signalled = false;
+            }
+            std::mem::take(&mut queue.messages)
+        };
+        let any = !messages.is_empty();
+        for message in messages {
+            // A panic must not unwind into Node; the message is lost, nothing else.
+            let _ = catch_unwind(AssertUnwindSafe(|| (self.handler)(env, message)));
+        }
+        any
+    }
+}
+
 unsafe extern "C" fn finalize<M>(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
     // SAFETY: `data` is the `Arc` leaked in `Channel::new`, reclaimed once here.
     let inner = unsafe { Arc::from_raw(data as *const Inner<M>) };
@@ -126,17 +203,15 @@ unsafe extern "C" fn call_js<M>(
     env: sys::napi_env,
     _callback: sys::napi_value,
     context: *mut c_void,
-    data: *mut c_void,
+    _data: *mut c_void,
 ) {
-    // SAFETY: every queued item is a `Box<M>` from `Channel::send`.
-    let message = unsafe { Box::from_raw(data as *mut M) };
-    if env.is_null() {
-        return;
-    }
-    let env = Env::from_raw(env);
     // SAFETY: the context is the channel's `Inner`, alive until `finalize`,
     // after which Node calls this no more.
     let inner = unsafe { &*(context as *const Inner<M>) };
-    // A panic must not unwind into Node; the message is lost, nothing else.
-    let _ = catch_unwind(AssertUnwindSafe(|| (inner.handler)(&env, *message)));
+    if env.is_null() {
+        inner.queue.lock().messages.clear();
+        return;
+    }
+    let env = Env::from_raw(env);
+    inner.handle_waiting(&env, None);
 }

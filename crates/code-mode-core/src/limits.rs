@@ -46,6 +46,17 @@ pub const TURN_WORK_MICROS: u32 = 500;
 /// input never holds a turn for long either.
 pub const INPUT_PIECE_BYTES: usize = 16 * 1024;
 
+/// A tool input this short travels inline with its call's metadata to the
+/// Node thread (one parse for both, no separate hand-over), as long as the
+/// inline inputs of its batch stay within [`INLINE_BATCH_BYTES`]: short
+/// enough that no inline input is a wide object, small enough in all that a
+/// batch's one parse stays far below [`TURN_WORK_MICROS`].
+pub const INLINE_INPUT_BYTES: usize = 256;
+
+/// Bytes of inline inputs one batch of nested calls carries at most; the
+/// inputs past it are handed over one by one within the turn budget.
+pub const INLINE_BATCH_BYTES: usize = 16 * 1024;
+
 /// The most members or elements one piece of a cut input carries: adding a
 /// member to a wide object costs the Node thread about a microsecond and a
 /// half (V8's dictionary objects), so a piece stays well under a millisecond

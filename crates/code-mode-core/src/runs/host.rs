@@ -56,7 +56,25 @@ pub struct Reply {
 
 impl Reply {
     pub fn settle(&self, settlement: Settlement) {
-        self.arrivals.push(self.key, settlement);
+        self.arrivals.push([(self.key, settlement)]);
+    }
+
+    /// Delivers many settlements, waking each run's worker once: those of
+    /// one run in a row go in together.
+    pub fn settle_all(settled: Vec<(Reply, Settlement)>) {
+        let mut settled = settled.into_iter().peekable();
+        while let Some((reply, settlement)) = settled.next() {
+            let mut group = vec![(reply.key, settlement)];
+            while let Some((next, _)) = settled.peek() {
+                if !Arc::ptr_eq(&next.arrivals, &reply.arrivals) {
+                    break;
+                }
+                if let Some((next, settlement)) = settled.next() {
+                    group.push((next.key, settlement));
+                }
+            }
+            reply.arrivals.push(group);
+        }
     }
 }
 
@@ -97,18 +115,21 @@ impl Arrivals {
         }
     }
 
-    fn push(&self, key: CallKey, settlement: Settlement) {
+    /// Adds settlements and wakes the run's driver once.
+    fn push(&self, settled: impl IntoIterator<Item = (CallKey, Settlement)>) {
         let waker = {
             let mut state = self.state.lock();
-            let settlement = match settlement {
-                Ok(json) if state.bytes + json.len() > self.max_bytes => {
-                    Err(messages::tool_result_too_large(json.len(), self.max_bytes))
-                }
-                Err(message) => Err(messages::cut(message, MAX_ERROR_PART_BYTES)),
-                ok => ok,
-            };
-            state.bytes += settlement.as_ref().map_or(0, String::len);
-            state.settled.push((key, settlement));
+            for (key, settlement) in settled {
+                let settlement = match settlement {
+                    Ok(json) if state.bytes + json.len() > self.max_bytes => {
+                        Err(messages::tool_result_too_large(json.len(), self.max_bytes))
+                    }
+                    Err(message) => Err(messages::cut(message, MAX_ERROR_PART_BYTES)),
+                    ok => ok,
+                };
+                state.bytes += settlement.as_ref().map_or(0, String::len);
+                state.settled.push((key, settlement));
+            }
             state.waker.clone()
         };
         if let Some(wake) = waker {

@@ -152,9 +152,15 @@ impl CallTable {
                 started.push(key);
             }
         }
+        // Keys grow as calls are made, so this is already sorted; the
+        // lookup below stays O(log n) per call for a batch of any size.
+        started.sort_unstable();
+        let (Some(&first), Some(&last)) = (started.first(), started.last()) else {
+            return Vec::new();
+        };
         self.calls
-            .iter_mut()
-            .filter(|(key, _)| started.contains(key))
+            .range_mut(first..=last)
+            .filter(|(key, _)| started.binary_search(key).is_ok())
             .map(|(key, call)| (*key, call))
             .collect()
     }
