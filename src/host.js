@@ -61,10 +61,9 @@
   // While calls flow, keep this thread from sleeping for HOT_MS after the last
   // activity: the event loop keeps turning (and serving I/O); it only skips
   // the sleep whose wake-up would cost tens of microseconds per call. Each
-  // turn yields the core, so a worker that shares it and is about to send
-  // the next call runs at once instead of after this spin, then takes what
-  // the workers sent (poll(true)): while this thread polls, they do not wake
-  // it. poll(false) ends the polling and takes what raced with the end.
+  // turn takes what the workers sent (poll(true)): while this thread polls,
+  // they do not wake it. poll(false) ends the polling and takes what raced
+  // with the end.
   let hotUntil = 0
   let hot = false
   function tick() {
@@ -92,6 +91,28 @@
   const defineProperty = Object.defineProperty
   const ErrorClass = Error
   const SKIP = Symbol('skip')
+
+  /**
+   * `call.signal`: an enumerable own accessor, the same pair on every call,
+   * that makes the call's AbortSignal when first read (as AbortController
+   * itself does), so a spread copies it; assigning the property replaces it
+   * like a plain one. One shared pair, not closures per call: V8 keeps an
+   * accessor pair in the object's hidden class, and closures per call made
+   * every call its own class, kept alive with its input (large inputs then
+   * reached the old generation and full collections held the event loop).
+   */
+  const controllers = new WeakMap()
+  const SIGNAL = {
+    get() {
+      const controller = controllers.get(this)
+      return controller === undefined ? undefined : controller.signal
+    },
+    set(value) {
+      defineProperty(this, 'signal', { value, writable: true, enumerable: true, configurable: true })
+    },
+    enumerable: true,
+    configurable: true,
+  }
 
   /**
    * A tool result as JSON-safe JSON text (docs/guest-runtime.md), node by node: bigints as
@@ -417,16 +438,10 @@
     call.toolCallId = toolCallId
     if (parentToolCallId !== null) call.parentToolCallId = parentToolCallId
     if (codeModeRunId !== null) call.codeModeRunId = codeModeRunId
-    // The signal is made when first read (as AbortController itself does):
-    // making one costs more than the rest of starting a call, and many tools
-    // never look at it. An enumerable own property, so spreads copy it.
-    // Assigning it replaces it with a plain value, as on any other property.
-    defineProperty(call, 'signal', {
-      get: () => controller.signal,
-      set: (value) => defineProperty(call, 'signal', { value, writable: true, enumerable: true, configurable: true }),
-      enumerable: true,
-      configurable: true,
-    })
+    // The signal is made when first read (SIGNAL): making one costs more
+    // than the rest of starting a call, and many tools never look at it.
+    controllers.set(call, controller)
+    defineProperty(call, 'signal', SIGNAL)
     live.set(key, { controller, onEvent, toolCallId, parentToolCallId, toolId: id, name, started: now() })
     if (onEvent !== undefined) {
       const event = { type: 'nested_call_started', toolCallId }
