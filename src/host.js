@@ -19,7 +19,6 @@
   const stringify = JSON.stringify
   const now = performance.now.bind(performance)
   const immediate = setImmediate
-  const microtask = queueMicrotask
   const emitWarning = process.emitWarning.bind(process)
   /** A process warning: the one way this bridge (and the binding) reports. */
   function warn(text) {
@@ -35,27 +34,31 @@
   // Settlements cross back to the workers in batches: every call that ends
   // in the same run of microtasks goes in one `settleBatch` (one crossing,
   // one wake-up per run), sent once the microtasks queued before it ran.
-  let settledKeys = []
-  let settledOks = []
-  let settledPayloads = []
+  // A microtask through a settled promise, not queueMicrotask (which makes
+  // an async resource per call).
+  const RESOLVED = apply(promiseResolve, PromiseClass, [undefined])
+  // The same three arrays every time (emptied after each crossing): the
+  // binding reads them during the call. New arrays per crossing died young,
+  // and V8 threw away the optimised code that had seen them after every
+  // full collection.
+  const settledKeys = []
+  const settledOks = []
+  const settledPayloads = []
   function settle(key, ok, payload) {
-    if (settledKeys.length === 0) microtask(flush)
+    if (settledKeys.length === 0) apply(promiseThen, RESOLVED, [flush])
     settledKeys.push(key)
     settledOks.push(ok)
     settledPayloads.push(payload)
   }
   function flush() {
-    const keys = settledKeys
-    const oks = settledOks
-    const payloads = settledPayloads
-    settledKeys = []
-    settledOks = []
-    settledPayloads = []
     try {
-      settleBatch(keys, oks, payloads)
+      settleBatch(settledKeys, settledOks, settledPayloads)
     } catch (error) {
       reportError('nested call results could not be delivered', error)
     }
+    settledKeys.length = 0
+    settledOks.length = 0
+    settledPayloads.length = 0
   }
 
   // While calls flow, keep this thread from sleeping for HOT_MS after the last

@@ -218,13 +218,17 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
                 }))
             },
         )?;
-    // host.js's keep-hot turns: handle what the workers sent, saying
-    // whether this thread keeps polling. It never yields the core: a thread
-    // that yields to a worker computing on the same core gets it back only
-    // when the worker's time slice ends, milliseconds later (B7 measured a
-    // p99 event-loop lag of 7 ms that way).
+    // host.js's keep-hot turns: say where this thread runs, yield the turn
+    // while a worker waiting for it shares its core (that worker then runs
+    // and steps aside: `runs::host_turn`), and handle what the workers sent,
+    // saying whether this thread keeps polling. It does not yield
+    // otherwise: a thread that yields to a thread computing on its core
+    // gets the core back only when that one's time slice ends.
     let poll = env.create_function_from_closure::<(), bool, _>("codeModePoll", move |ctx| {
         let keep_polling: bool = ctx.get(0)?;
+        if keep_polling && code_mode_core::runs::host_turn() {
+            std::thread::yield_now();
+        }
         Ok(poller.poll(ctx.env, keep_polling))
     })?;
     let constants = js::parse_json(

@@ -16,8 +16,11 @@
 //! worker takes its place. Nothing waits on an abandoned thread, `close()`
 //! included.
 
+mod cpus;
 mod thread;
 mod watchdog;
+
+pub use cpus::host_turn;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

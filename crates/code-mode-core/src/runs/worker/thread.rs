@@ -5,33 +5,69 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::cpus::Presence;
 use super::{Pool, Slot};
 use crate::runs::host::Waker;
 use crate::runs::run::{refill_spare, Disposition, Job, Run, Step};
 
-/// How long a worker whose runs await nested calls polls before it sleeps: a
-/// settlement usually arrives within microseconds, and waking a sleeping
-/// thread costs tens of them on small virtual machines. Each poll yields the
-/// core, so the spin costs a thread that shares it nothing: without that, a
-/// worker and the JavaScript thread on one core each waited out the other's
-/// spin, about 300 µs per nested call, for stretches of hundreds of execs.
-const SPIN: Duration = Duration::from_micros(150);
+/// How long a worker whose runs await nested calls polls before it sleeps,
+/// while answers come quickly: a settlement usually arrives within
+/// microseconds, and waking a thread that slept costs tens of them on small
+/// virtual machines, hundreds when its core had gone idle. The window rides
+/// out the Node thread's usual pauses (a young-generation collection, other
+/// work of the gateway). Each poll yields the core, so the spin costs a
+/// thread that shares it nothing: without that, a worker and the JavaScript
+/// thread on one core each waited out the other's spin, about 300 µs per
+/// nested call, for stretches of hundreds of execs.
+const SPIN: Duration = Duration::from_micros(1000);
 
-/// Polls the intake for up to [`SPIN`].
-fn poll_briefly(slot: &Slot) {
-    let until = Instant::now() + SPIN;
+/// The window after an answer that took longer than [`SPIN`] (a slow tool):
+/// the next one probably will too, and polling for it would only burn a core.
+const SPIN_AFTER_SLOW: Duration = Duration::from_micros(50);
+
+/// How long this worker polls before it sleeps: [`SPIN`] while answers come
+/// within it, [`SPIN_AFTER_SLOW`] after one that did not.
+#[derive(Default)]
+struct Pace {
+    slow: std::cell::Cell<bool>,
+}
+
+impl Pace {
+    fn window(&self) -> Duration {
+        if self.slow.get() {
+            SPIN_AFTER_SLOW
+        } else {
+            SPIN
+        }
+    }
+
+    /// Records how long the worker waited for news since it began polling.
+    fn waited(&self, wait: Duration) {
+        self.slow.set(wait > SPIN);
+    }
+}
+
+/// Polls the intake for up to `window`, counted as waiting for the host.
+fn poll_briefly(slot: &Slot, presence: &Presence, window: Duration) {
+    presence.wait_begin();
+    let until = Instant::now() + window;
     while Instant::now() < until {
         {
             let intake = slot.intake.lock();
             if intake.woken || !intake.jobs.is_empty() {
-                return;
+                break;
             }
         }
-        // Never a plain busy loop: when the thread that will answer (the
-        // JavaScript thread, usually) shares this core, it runs now instead
-        // of waiting for this spin to end.
-        std::thread::yield_now();
+        // Never on the host's core: the thread that will answer would wait
+        // for this spin to end. No yield either: a thread that yields to
+        // one computing on its core (a collector's helper, another process)
+        // gets the core back only when that one's time slice ends.
+        presence.step_aside();
+        for _ in 0..32 {
+            std::hint::spin_loop();
+        }
     }
+    presence.wait_end();
 }
 
 pub(super) struct Worker {
@@ -52,7 +88,12 @@ impl Worker {
                 }
             })
         };
+        // Counted as awake on its core (for the host's polling) except
+        // while it sleeps.
+        let presence = Presence::default();
+        let pace = Pace::default();
         loop {
+            presence.step_aside();
             if self.slot.abandoned.load(Ordering::Acquire) {
                 self.leave();
                 return false;
@@ -89,10 +130,14 @@ impl Worker {
                 self.start(job, &waker);
                 continue;
             }
+            let polled_at = Instant::now();
             if holding {
-                poll_briefly(&self.slot);
+                poll_briefly(&self.slot, &presence, pace.window());
             }
             self.sleep();
+            if holding {
+                pace.waited(polled_at.elapsed());
+            }
             self.pool
                 .queue
                 .lock()
