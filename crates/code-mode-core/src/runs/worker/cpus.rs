@@ -6,8 +6,8 @@
 //! places it beside its waker), every hand-over waits for the other to give
 //! the core up, and the kernel's balancing rarely splits a pair that takes
 //! turns: nested calls then cost ten times as much for as long as it lasts.
-//! So each side says where it runs. A worker that finds itself on the
-//! host's core steps aside ([`Presence::step_aside`]: it leaves that core
+//! So each side says where it runs. A worker that finds itself on the core
+//! of the polling host steps aside ([`Presence::step_aside`]: it leaves that core
 //! through its affinity mask and restores the mask at once, so it is never
 //! pinned). The host's thread yields its polling turn while a worker that
 //! waits for it is on its core ([`host_turn`]), so that the worker runs and
@@ -25,7 +25,8 @@ const MAX_CPUS: usize = 256;
 /// Workers polling for the host, per core.
 static WAITING: [AtomicU16; MAX_CPUS] = [const { AtomicU16::new(0) }; MAX_CPUS];
 
-/// The core the host's thread polled from last ([`MAX_CPUS`]: unknown).
+/// The core the host's thread polls from ([`MAX_CPUS`]: it does not poll
+/// now, or the platform does not say).
 static HOST_CPU: AtomicUsize = AtomicUsize::new(MAX_CPUS);
 
 /// How often a worker may step aside at most: moving costs a few
@@ -57,6 +58,12 @@ pub fn host_turn() -> bool {
     };
     HOST_CPU.store(cpu, Ordering::Relaxed);
     WAITING[cpu].load(Ordering::Relaxed) > 0
+}
+
+/// Called by the host's thread when it stops polling: a worker on its core
+/// no longer takes time from it, and moving would only cost the worker.
+pub fn host_idle() {
+    HOST_CPU.store(MAX_CPUS, Ordering::Relaxed);
 }
 
 /// Where one worker runs: counted in [`WAITING`] while it polls for the
