@@ -226,9 +226,7 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
     // gets the core back only when that one's time slice ends.
     let poll = env.create_function_from_closure::<(), bool, _>("codeModePoll", move |ctx| {
         let keep_polling: bool = ctx.get(0)?;
-        if !keep_polling {
-            code_mode_core::runs::host_idle();
-        } else if code_mode_core::runs::host_turn() {
+        if keep_polling && code_mode_core::runs::host_turn() {
             std::thread::yield_now();
         }
         Ok(poller.poll(ctx.env, keep_polling))

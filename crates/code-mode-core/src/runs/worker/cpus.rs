@@ -7,7 +7,7 @@
 //! the core up, and the kernel's balancing rarely splits a pair that takes
 //! turns: nested calls then cost ten times as much for as long as it lasts.
 //! So each side says where it runs. A worker that finds itself on the core
-//! of the polling host steps aside ([`Presence::step_aside`]: it leaves that core
+//! the host polled from within the last few milliseconds steps aside ([`Presence::step_aside`]: it leaves that core
 //! through its affinity mask and restores the mask at once, so it is never
 //! pinned). The host's thread yields its polling turn while a worker that
 //! waits for it is on its core ([`host_turn`]), so that the worker runs and
@@ -15,7 +15,8 @@
 //! the core for a whole time slice.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Cores counted; a worker on a higher-numbered core is not counted (the
@@ -25,9 +26,34 @@ const MAX_CPUS: usize = 256;
 /// Workers polling for the host, per core.
 static WAITING: [AtomicU16; MAX_CPUS] = [const { AtomicU16::new(0) }; MAX_CPUS];
 
-/// The core the host's thread polls from ([`MAX_CPUS`]: it does not poll
-/// now, or the platform does not say).
+/// The core the host's thread polled from last ([`MAX_CPUS`]: unknown).
 static HOST_CPU: AtomicUsize = AtomicUsize::new(MAX_CPUS);
+
+/// When it last polled, in microseconds since [`epoch`].
+static HOST_SEEN: AtomicU64 = AtomicU64::new(0);
+
+/// How long the host's core counts after its last polling turn: nested
+/// calls of one cell, and the next cells of a busy caller, come within it;
+/// a worker that wakes later (cells without nested calls, a `wait` after a
+/// pause) does not move for a host that is not polling any more.
+const HOST_FRESH: Duration = Duration::from_millis(10);
+
+fn epoch() -> Instant {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+fn micros_since_epoch() -> u64 {
+    u64::try_from(epoch().elapsed().as_micros()).unwrap_or(u64::MAX)
+}
+
+/// The host's core, if it polled within [`HOST_FRESH`].
+fn host_cpu() -> Option<usize> {
+    let cpu = HOST_CPU.load(Ordering::Relaxed);
+    let seen = HOST_SEEN.load(Ordering::Relaxed);
+    let fresh = micros_since_epoch().saturating_sub(seen) < HOST_FRESH.as_micros() as u64;
+    (cpu < MAX_CPUS && fresh).then_some(cpu)
+}
 
 /// How often a worker may step aside at most: moving costs a few
 /// microseconds, and a host that moves around as well must not make a
@@ -57,13 +83,8 @@ pub fn host_turn() -> bool {
         return false;
     };
     HOST_CPU.store(cpu, Ordering::Relaxed);
+    HOST_SEEN.store(micros_since_epoch(), Ordering::Relaxed);
     WAITING[cpu].load(Ordering::Relaxed) > 0
-}
-
-/// Called by the host's thread when it stops polling: a worker on its core
-/// no longer takes time from it, and moving would only cost the worker.
-pub fn host_idle() {
-    HOST_CPU.store(MAX_CPUS, Ordering::Relaxed);
 }
 
 /// Where one worker runs: counted in [`WAITING`] while it polls for the
@@ -98,7 +119,7 @@ impl Presence {
         let Some(cpu) = current_cpu() else {
             return;
         };
-        if HOST_CPU.load(Ordering::Relaxed) == cpu
+        if host_cpu() == Some(cpu)
             && self
                 .stepped_aside
                 .get()
@@ -207,6 +228,7 @@ mod tests {
             return;
         };
         HOST_CPU.store(cpu, Ordering::Relaxed);
+        HOST_SEEN.store(micros_since_epoch(), Ordering::Relaxed);
         Presence::default().step_aside();
         let moved = current_cpu().expect("a core on Linux");
         HOST_CPU.store(MAX_CPUS, Ordering::Relaxed);

@@ -20,7 +20,7 @@ mod cpus;
 mod thread;
 mod watchdog;
 
-pub use cpus::{host_idle, host_turn};
+pub use cpus::host_turn;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

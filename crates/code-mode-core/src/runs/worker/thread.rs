@@ -93,7 +93,12 @@ impl Worker {
         let presence = Presence::default();
         let pace = Pace::default();
         loop {
-            presence.step_aside();
+            // While its runs await nested calls, never on the host's core.
+            // A worker that starts a job (an exec, a wait) does not move:
+            // the host waits for its answer and has no use for the core.
+            if !self.slot.held.lock().is_empty() {
+                presence.step_aside();
+            }
             if self.slot.abandoned.load(Ordering::Acquire) {
                 self.leave();
                 return false;
