@@ -21,6 +21,11 @@ use crate::runs::run::{refill_spare, Disposition, Job, Run, Step};
 /// nested call, for stretches of hundreds of execs.
 const SPIN: Duration = Duration::from_micros(1000);
 
+/// How long a worker that just ran a job polls for the next before it
+/// sleeps: a caller that runs cells back to back sends the next within
+/// tens of microseconds, and a sleeping worker costs as much to wake.
+const NEXT_JOB_SPIN: Duration = Duration::from_micros(100);
+
 /// The window after an answer that took longer than [`SPIN`] (a slow tool):
 /// the next one probably will too, and polling for it would only burn a core.
 const SPIN_AFTER_SLOW: Duration = Duration::from_micros(50);
@@ -105,8 +110,10 @@ impl Worker {
             }
             // One job at a time: jobs not started yet stay in the intake,
             // where the watchdog can hand them on if this worker gets stuck.
+            let mut worked = false;
             while let Some(job) = self.next_job() {
                 self.start(job, &waker);
+                worked = true;
             }
             self.poll_runs();
             if self.slot.abandoned.load(Ordering::Acquire) {
@@ -138,6 +145,8 @@ impl Worker {
             let polled_at = Instant::now();
             if holding {
                 poll_briefly(&self.slot, &presence, pace.window());
+            } else if worked {
+                poll_briefly(&self.slot, &presence, NEXT_JOB_SPIN);
             }
             self.sleep();
             if holding {
