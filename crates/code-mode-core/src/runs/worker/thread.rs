@@ -52,16 +52,31 @@ impl Pace {
     }
 }
 
-/// Polls the intake for up to `window`, counted as waiting for the host.
-fn poll_briefly(slot: &Slot, presence: &Presence, window: Duration) {
+/// How a worker polls its intake.
+#[derive(Clone, Copy, PartialEq)]
+enum Polling {
+    /// For a settlement: counted as waiting for the host, off its core.
+    Settlement,
+    /// For a next job, with nothing else to do: it yields the core on every
+    /// poll, so that a thread that shares it (the Node thread about to send
+    /// that job) is never held up by it.
+    NextJob,
+}
+
+/// Polls the intake for up to `window`.
+fn poll_briefly(slot: &Slot, presence: &Presence, window: Duration, polling: Polling) {
+    if polling == Polling::NextJob {
+        let until = Instant::now() + window;
+        while Instant::now() < until && !has_news(slot) {
+            std::thread::yield_now();
+        }
+        return;
+    }
     presence.wait_begin();
     let until = Instant::now() + window;
     while Instant::now() < until {
-        {
-            let intake = slot.intake.lock();
-            if intake.woken || !intake.jobs.is_empty() {
-                break;
-            }
+        if has_news(slot) {
+            break;
         }
         // Never on the host's core: the thread that will answer would wait
         // for this spin to end. No yield either: a thread that yields to
@@ -73,6 +88,12 @@ fn poll_briefly(slot: &Slot, presence: &Presence, window: Duration) {
         }
     }
     presence.wait_end();
+}
+
+/// Whether the worker was woken or handed a job.
+fn has_news(slot: &Slot) -> bool {
+    let intake = slot.intake.lock();
+    intake.woken || !intake.jobs.is_empty()
 }
 
 pub(super) struct Worker {
@@ -144,9 +165,9 @@ impl Worker {
             }
             let polled_at = Instant::now();
             if holding {
-                poll_briefly(&self.slot, &presence, pace.window());
+                poll_briefly(&self.slot, &presence, pace.window(), Polling::Settlement);
             } else if worked {
-                poll_briefly(&self.slot, &presence, NEXT_JOB_SPIN);
+                poll_briefly(&self.slot, &presence, NEXT_JOB_SPIN, Polling::NextJob);
             }
             self.sleep();
             if holding {
