@@ -70,13 +70,23 @@
   let hotUntil = 0
   let hot = false
   function tick() {
-    poll(true)
-    if (now() < hotUntil) {
+    let more = false
+    try {
+      poll(true)
+      more = now() < hotUntil
+    } catch (error) {
+      reportError('the host bridge could not poll', error)
+    }
+    if (more) {
       immediate(tick)
       return
     }
     hot = false
-    poll(false)
+    try {
+      poll(false)
+    } catch (error) {
+      reportError('the host bridge could not poll', error)
+    }
   }
   function keepHot() {
     hotUntil = now() + HOT_MS
