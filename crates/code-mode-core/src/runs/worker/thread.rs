@@ -15,9 +15,9 @@ use crate::runs::run::{refill_spare, Disposition, Job, Run, Step};
 /// microseconds, and waking a thread that slept costs tens of them on small
 /// virtual machines, hundreds when its core had gone idle. The window rides
 /// out the Node thread's usual pauses (a young-generation collection, other
-/// work of the gateway). Each poll yields the core, so the spin costs a
-/// thread that shares it nothing: without that, a worker and the JavaScript
-/// thread on one core each waited out the other's spin, about 300 µs per
+/// work of the gateway). While it polls, the worker stays off the Node
+/// thread's core ([`Presence::step_aside`]): a worker and the JavaScript
+/// thread on one core each waited out the other's polling, about 300 µs per
 /// nested call, for stretches of hundreds of execs.
 const SPIN: Duration = Duration::from_micros(1000);
 
