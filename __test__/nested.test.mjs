@@ -301,6 +301,31 @@ describe('nested call failures (docs/nested-calls.md)', () => {
     assert.equal(held.signal.aborted, true, 'a signal first read after the abort is aborted')
   })
 
+  test('a batch past its inline bytes (256-byte inputs, 16 KiB a batch) hands the rest over whole: every input arrives as sent', async () => {
+    const received = new Map()
+    const run = codeModes.enabled({ maxPendingToolCalls: 128 }).prepareRun({
+      runId: 'r',
+      tools: [tool('echo')],
+      executeTool: (call) => {
+        received.set(call.input.i, call.input)
+        return call.input.i
+      },
+    })
+    // All ready together, one batch of 120 calls: 80 inputs of about 230
+    // bytes (inline until the batch's 16 KiB are used, about 70 of them) and
+    // 40 of about 320 (never inline).
+    const got = await value(run, `
+      const calls = Array.from({ length: 120 }, (_, i) => tools.echo({ i, pad: 'x'.repeat(i % 3 ? 190 : 280), ['__proto__']: { i } }))
+      return (await Promise.all(calls)).reduce((a, b) => a + b, 0)`)
+    assert.equal(got, (119 * 120) / 2)
+    assert.equal(received.size, 120)
+    for (const [i, input] of received) {
+      assert.equal(input.pad, 'x'.repeat(i % 3 ? 190 : 280))
+      assert.deepEqual(Object.keys(input), ['i', 'pad', '__proto__'], '__proto__ stays a data key, inline or not')
+      assert.equal(Object.getPrototypeOf(input), Object.prototype)
+    }
+  })
+
   test('result keys that differ only in lone surrogates become one key, the last value', async () => {
     const run = codeModes.enabled().prepareRun({
       runId: 'r',

@@ -2,12 +2,12 @@
 // gateway's thread: starts nested calls through the gateway's executeTool,
 // emits their events, and reports how they end through `settleBatch`. Host
 // globals are captured here once, so later changes to them do not matter.
-(function codeModeHost(settleBatch, takeInput, constants, poll) {
+// `safeJson` is result-json.js's, compiled beside it.
+(function codeModeHost(settleBatch, takeInput, constants, poll, safeJson) {
   'use strict'
   const ABORTED = constants.aborted
   const TOOL_CALL_FAILED = constants.toolCallFailed
   const HOT_MS = constants.hotMs
-  const MAX_DEPTH = constants.maxDepth
   const TURN_MS = constants.turnMs
   const NAMESPACE_UNAVAILABLE = constants.namespaceUnavailable
   const AbortControllerClass = AbortController
@@ -16,7 +16,6 @@
   const promiseThen = Promise.prototype.then
   const apply = Reflect.apply
   const parse = JSON.parse
-  const stringify = JSON.stringify
   const now = performance.now.bind(performance)
   const immediate = setImmediate
   const emitWarning = process.emitWarning.bind(process)
@@ -96,14 +95,10 @@
     }
   }
 
-  const objectToString = Object.prototype.toString
-  const toWellFormed = String.prototype.toWellFormed
-  const isWellFormed = String.prototype.isWellFormed
   const isArray = Array.isArray
   const keys = Object.keys
   const defineProperty = Object.defineProperty
   const ErrorClass = Error
-  const SKIP = Symbol('skip')
 
   /**
    * `call.signal`: an enumerable own accessor, the same pair on every call,
@@ -125,83 +120,6 @@
     },
     enumerable: true,
     configurable: true,
-  }
-
-  /**
-   * A tool result as JSON-safe JSON text (docs/guest-runtime.md), node by node: bigints as
-   * decimal strings, Errors as {name, message}, cycles as "[Circular]", a
-   * throwing toJSON as its Object.prototype.toString tag, and a lone surrogate
-   * in a string or a key as U+FFFD, as for guest values. The text is written
-   * directly (no copy of the value is built), so a `__proto__` key is data.
-   */
-  function safeJson(value) {
-    const ancestors = []
-    const text = (string) => stringify(apply(toWellFormed, string, []))
-    function convert(value, key) {
-      if (value !== null && typeof value === 'object' && typeof value.toJSON === 'function' && !(value instanceof ErrorClass)) {
-        try {
-          value = value.toJSON(key)
-        } catch {
-          return stringify(apply(objectToString, value, []))
-        }
-      }
-      switch (typeof value) {
-        case 'string':
-          return text(value)
-        case 'boolean':
-          return value ? 'true' : 'false'
-        case 'number':
-          return Number.isFinite(value) ? stringify(value) : 'null'
-        case 'bigint':
-          return stringify(value.toString())
-        case 'undefined':
-        case 'function':
-        case 'symbol':
-          return SKIP
-      }
-      if (value === null) return 'null'
-      if (value instanceof ErrorClass) return `{"name":${text(String(value.name))},"message":${text(String(value.message))}}`
-      if (value instanceof Number || value instanceof String || value instanceof Boolean) return convert(value.valueOf(), key)
-      if (ancestors.includes(value)) return '"[Circular]"'
-      if (ancestors.length >= MAX_DEPTH) throw new ErrorClass(`tool result nests deeper than ${MAX_DEPTH} levels`)
-      ancestors.push(value)
-      let out
-      if (isArray(value)) {
-        const items = []
-        for (let i = 0; i < value.length; i++) {
-          const item = convert(value[i], String(i))
-          items.push(item === SKIP ? 'null' : item)
-        }
-        out = `[${items.join(',')}]`
-      } else {
-        const members = []
-        const names = keys(value)
-        // Keys that differ only in lone surrogates become one key (the last
-        // value, at the first one's place), as when the value is rebuilt.
-        let places = null
-        for (let i = 0; i < names.length && places === null; i++) {
-          if (!apply(isWellFormed, names[i], [])) places = new Map()
-        }
-        for (const name of names) {
-          const item = convert(value[name], name)
-          if (item === SKIP) continue
-          if (places === null) {
-            members.push(`${stringify(name)}:${item}`)
-            continue
-          }
-          const wellFormed = apply(toWellFormed, name, [])
-          const member = `${stringify(wellFormed)}:${item}`
-          const place = places.get(wellFormed)
-          if (place === undefined) places.set(wellFormed, members.push(member) - 1)
-          else members[place] = member
-        }
-        out = `{${members.join(',')}}`
-      }
-      ancestors.pop()
-      return out
-    }
-    const root = convert(value, '')
-    return root === SKIP ? 'null' : root
   }
 
   function message(error) {

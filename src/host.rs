@@ -39,6 +39,9 @@ use crate::tsfn::{Channel, Poller};
 /// The JavaScript half, compiled once per `CodeMode`.
 const HOST_JS: &str = include_str!("host.js");
 
+/// Tool results as JSON-safe JSON text, for `HOST_JS`; compiled beside it.
+const RESULT_JSON_JS: &str = include_str!("result-json.js");
+
 /// How long the JavaScript thread stays awake after nested-call activity, in
 /// milliseconds: waking an idle thread costs tens of microseconds on small
 /// virtual machines, paid twice per call by a cell that awaits calls one
@@ -194,8 +197,12 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
         };
         let mut settled = Vec::with_capacity(keys.len());
         for ((key, ok), payload) in keys.into_iter().zip(oks).zip(payloads) {
-            let payload =
-                js::string(&payload)?.unwrap_or_else(|| messages::TOOL_CALL_FAILED.to_owned());
+            // A payload that cannot be read fails its call; it never stops
+            // the others of the batch from being delivered.
+            let payload = js::string(&payload)
+                .ok()
+                .flatten()
+                .unwrap_or_else(|| messages::TOOL_CALL_FAILED.to_owned());
             let reply = bridge.replies.lock().remove(&CallKey(key as u64));
             if let Some(reply) = reply {
                 settled.push((reply, if ok { Ok(payload) } else { Err(payload) }));
@@ -224,12 +231,13 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
     // saying whether this thread keeps polling. It does not yield
     // otherwise: a thread that yields to a thread computing on its core
     // gets the core back only when that one's time slice ends.
-    let poll = env.create_function_from_closure::<(), bool, _>("codeModePoll", move |ctx| {
+    let poll = env.create_function_from_closure::<(), (), _>("codeModePoll", move |ctx| {
         let keep_polling: bool = ctx.get(0)?;
         if keep_polling && code_mode_core::runs::host_turn() {
             std::thread::yield_now();
         }
-        Ok(poller.poll(ctx.env, keep_polling))
+        poller.poll(ctx.env, keep_polling);
+        Ok(())
     })?;
     let constants = js::parse_json(
         env,
@@ -237,16 +245,25 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
             "aborted": messages::ABORTED,
             "toolCallFailed": messages::TOOL_CALL_FAILED,
             "hotMs": HOT_MS,
-            "maxDepth": MAX_DEPTH,
             "turnMs": f64::from(TURN_WORK_MICROS) / 1000.0,
             "namespaceUnavailable": messages::NAMESPACE_UNAVAILABLE,
         }))?,
     )?;
     let incomplete = || napi::Error::from_reason("code mode could not start its host bridge");
+    let result_json: Unknown = env.run_script(RESULT_JSON_JS)?;
+    let max_depth = env.create_uint32(MAX_DEPTH as u32)?;
+    let safe_json =
+        call_function(env, result_json.raw(), &[max_depth.raw()]).map_err(|_| incomplete())?;
     let host = call_function(
         env,
         factory.raw(),
-        &[settle.raw(), take_input.raw(), constants.raw(), poll.raw()],
+        &[
+            settle.raw(),
+            take_input.raw(),
+            constants.raw(),
+            poll.raw(),
+            safe_json,
+        ],
     )
     .map_err(|_| incomplete())?;
     let host = js::object(&js::value(env, host))?.ok_or_else(incomplete)?;

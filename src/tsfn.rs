@@ -164,17 +164,15 @@ pub struct Poller<M> {
 impl<M> Poller<M> {
     /// On the JavaScript thread: handles every message waiting, and says
     /// whether this thread keeps polling (senders then do not wake it).
-    /// Returns whether there was any.
-    pub fn poll(&self, env: &Env, keep_polling: bool) -> bool {
-        let Some(inner) = self.inner.upgrade() else {
-            return false;
-        };
-        inner.handle_waiting(env, Some(keep_polling))
+    pub fn poll(&self, env: &Env, keep_polling: bool) {
+        if let Some(inner) = self.inner.upgrade() {
+            inner.handle_waiting(env, Some(keep_polling));
+        }
     }
 }
 
 impl<M> Inner<M> {
-    fn handle_waiting(&self, env: &Env, polling: Option<bool>) -> bool {
+    fn handle_waiting(&self, env: &Env, polling: Option<bool>) {
         let messages = {
             let mut queue = self.queue.lock();
             if let Some(polling) = polling {
@@ -184,12 +182,10 @@ impl<M> Inner<M> {
             }
             std::mem::take(&mut queue.messages)
         };
-        let any = !messages.is_empty();
         for message in messages {
             // A panic must not unwind into Node; the message is lost, nothing else.
             let _ = catch_unwind(AssertUnwindSafe(|| (self.handler)(env, message)));
         }
-        any
     }
 }
 

@@ -1,4 +1,5 @@
-// The workloads B1-B11. Each takes the contenders and the plan (round
+// The workloads B1-B11 (B10 and B11, which drive several run surfaces of
+// the product, live in sessions.mjs). Each takes the contenders and the plan (round
 // counts), measures, and returns its section of the report: tables, notes,
 // and `data`, the figures the summary's targets are read from.
 import { spawn } from 'node:child_process'
@@ -51,57 +52,62 @@ export const SETUP_NOTE = `Every peer runs each cell in a fresh VM, disposed aft
 
 // ---------------------------------------------------------------------------
 
-export async function b1({ all, product, plan }) {
-  const samples = await interleave({ entries: all, ...plan.latency, perSlice: plan.b1PerSlice, sample: cellSample(cells.B1) })
-  const t = latencyTable(all, samples, product)
-  return {
+/** One latency workload: `cell` timed in interleaved rounds, one latency table. */
+async function latency({ id, title, method, cell, entries, product, rounds, perSlice, perCall }) {
+  const samples = await interleave({ entries, ...rounds, perSlice, sample: cellSample(cell) })
+  const extra = perCall ? [['per call (median / 100)', (e, s) => us(s.median / 100)]] : []
+  const t = latencyTable(entries, samples, product, extra)
+  return { id, title, method, tables: [t], notes: [], data: { stats: statsObject(t.stats) } }
+}
+
+export const b1 = ({ all, product, plan }) =>
+  latency({
     id: 'B1',
     title: 'cold cell, `return 1 + 1`',
     method: 'A fresh VM per cell for every peer; one `exec` for the product.',
-    tables: [t],
-    notes: [],
-    data: { stats: statsObject(t.stats) },
-  }
-}
+    cell: cells.B1,
+    entries: all,
+    product,
+    rounds: plan.latency,
+    perSlice: plan.b1PerSlice,
+  })
 
-export async function b2({ all, product, workers, plan }) {
-  const entries = [...all, ...workers]
-  const samples = await interleave({ entries, ...plan.latency, perSlice: plan.b2PerSlice, sample: cellSample(cells.B2) })
-  const t = latencyTable(entries, samples, product, [['per call (median / 100)', (e, s) => us(s.median / 100)]])
-  return {
+export const b2 = ({ all, product, workers, plan }) =>
+  latency({
     id: 'B2',
     title: '100 sequential awaited tool calls, return the sum',
     method: "`for (i < 100) sum += (await tools.call('echo', { n: i })).n`. The product rows with a worker count are separate `createCodeMode` instances.",
-    tables: [t],
-    notes: [],
-    data: { stats: statsObject(t.stats) },
-  }
-}
+    cell: cells.B2,
+    entries: [...all, ...workers],
+    product,
+    rounds: plan.latency,
+    perSlice: plan.b2PerSlice,
+    perCall: true,
+  })
 
-export async function b3({ all, product, plan }) {
-  const samples = await interleave({ entries: all, ...plan.latency, perSlice: plan.b2PerSlice, sample: cellSample(cells.B3) })
-  const t = latencyTable(all, samples, product, [['per call (median / 100)', (e, s) => us(s.median / 100)]])
-  return {
+export const b3 = ({ all, product, plan }) =>
+  latency({
     id: 'B3',
     title: '100 tool calls through `Promise.all`',
     method: 'The product runs with `maxPendingToolCalls: 128`, so all 100 calls are in flight at once.',
-    tables: [t],
-    notes: [],
-    data: { stats: statsObject(t.stats) },
-  }
-}
+    cell: cells.B3,
+    entries: all,
+    product,
+    rounds: plan.latency,
+    perSlice: plan.b2PerSlice,
+    perCall: true,
+  })
 
-export async function b4({ all, product, plan }) {
-  const samples = await interleave({ entries: all, ...plan.compute, sample: cellSample(cells.B4) })
-  const t = latencyTable(all, samples, product)
-  return {
+export const b4 = ({ all, product, plan }) =>
+  latency({
     id: 'B4',
     title: 'compute: sum of i*i for i < 1e6, then JSON.stringify of 10k small objects',
-    tables: [t],
-    notes: [],
-    data: { stats: statsObject(t.stats) },
-  }
-}
+    cell: cells.B4,
+    entries: all,
+    product,
+    rounds: plan.compute,
+    perSlice: 1,
+  })
 
 // ---------------------------------------------------------------------------
 
@@ -387,115 +393,4 @@ export async function b9({ all, product, plan }) {
   }
 }
 
-// ---------------------------------------------------------------------------
-
-const B10_CELLS = {
-  'tools.call, 100 sequential': "for (let i = 0; i < 100; i++) await tools.call('echo', { n: i, mode: 'fast' }); return 1",
-  'MCP, 100 sequential': 'for (let i = 0; i < 100; i++) await MCP.docs.echo({ n: i }); return 1',
-  'namespace, 100 sequential': 'for (let i = 0; i < 100; i++) await Echo.echo(i); return 1',
-  'tools.call, 100 in Promise.all': "await Promise.all(Array.from({ length: 100 }, (_, i) => tools.call('echo', { n: i, mode: 'fast' }))); return 1",
-  'MCP, 100 in Promise.all': 'await Promise.all(Array.from({ length: 100 }, (_, i) => MCP.docs.echo({ n: i }))); return 1',
-  'namespace, 100 in Promise.all': 'await Promise.all(Array.from({ length: 100 }, (_, i) => Echo.echo(i))); return 1',
-}
-
-export async function b10({ products, plan }) {
-  const entries = products.flatMap((p) => Object.entries(B10_CELLS).map(([cell, code]) => ({ name: `${p.name}|${cell}`, product: p, cell, code })))
-  const samples = await interleave({
-    entries,
-    ...plan.calls,
-    sample: async (entry) => {
-      const { ms: elapsed, value } = await timed(() => entry.product.cell(entry.code))
-      check(entry.name, value, 1)
-      return elapsed
-    },
-  })
-  const data = {}
-  const rows = entries.map((e) => {
-    const s = summarize(samples.get(e.name))
-    data[e.name] = s
-    const style = e.cell.endsWith('sequential') ? 'sequential' : 'Promise.all'
-    const ref = data[`${e.product.name}|tools.call, 100 ${style === 'sequential' ? 'sequential' : 'in Promise.all'}`]
-    return [e.product.name, e.cell, ms(s.median), ms(s.p95), us(s.median / 100), num(s.median / ref.median, 3)]
-  })
-  return {
-    id: 'B10',
-    title: '`MCP.<server>.<tool>` and plugin namespace calls next to `tools.call`',
-    method:
-      'One run surface with an in-process executor: `echo` (core), `docs__echo` (MCP server `docs`, tool `echo`) and `plugin_echo` behind a plugin namespace `Echo` whose mapper turns `Echo.echo(i)` into `{ n: i, mode: "fast" }`. All three share one input schema; MCP fills in the `mode` default.',
-    tables: [
-      {
-        markdown: table(
-          [['build'], ['cell'], ['median', 'r'], ['p95', 'r'], ['per call', 'r'], ['÷ tools.call', 'r']],
-          rows,
-        ),
-      },
-    ],
-    notes: [],
-    data,
-  }
-}
-
-// ---------------------------------------------------------------------------
-
-export async function b11({ products, plan }) {
-  const FLOOD = 64
-  const data = {}
-  const rows = []
-  const entries = []
-  for (const p of products) {
-    const flood = p.surface(undefined, 'flood-session')
-    const quiet = p.surface(undefined, 'quiet-session')
-    // Calibrate the heavy cell to about 40 ms of compute on this build.
-    const probe = []
-    for (let i = 0; i < 3; i++) probe.push((await timed(() => flood.exec({ code: cells.heavy(1e6) }))).ms)
-    const iterations = Math.round((1e6 * 40) / summarize(probe).median)
-    entries.push({ name: p.name, p, flood, quiet, heavy: cells.heavy(iterations), iterations })
-  }
-  const execTimed = async (run, code) => {
-    const { ms: elapsed, value } = await timed(() => run.exec({ code }))
-    if (value.status !== 'completed') throw new Error(`B11: ${value.status} ${value.error}`)
-    return elapsed
-  }
-  const samples = await interleave({
-    entries,
-    ...plan.fairness,
-    sample: async (entry) => {
-      const alone = []
-      for (let i = 0; i < plan.aloneCells; i++) alone.push(await execTimed(entry.quiet, cells.B1.code))
-      const busy = []
-      let finished = false
-      const heavyTimes = []
-      const start = performance.now()
-      const flood = Promise.all(
-        Array.from({ length: FLOOD }, async () => heavyTimes.push(await execTimed(entry.flood, entry.heavy))),
-      ).then(() => (finished = true))
-      while (!finished) busy.push(await execTimed(entry.quiet, cells.B1.code))
-      await flood
-      return { alone, busy, heavy: heavyTimes, floodMs: performance.now() - start }
-    },
-  })
-  for (const e of entries) {
-    const list = samples.get(e.name)
-    const alone = summarize(list.flatMap((r) => r.alone))
-    const busy = summarize(list.flatMap((r) => r.busy))
-    const heavy = summarize(list.flatMap((r) => r.heavy))
-    const floodMs = summarize(list.map((r) => r.floodMs)).median
-    data[e.name] = { alone, busy, heavy, floodMs }
-    rows.push([e.name, ms(alone.median), ms(alone.p99), ms(busy.median), ms(busy.p99), ms(busy.max), String(busy.n), num(busy.median / alone.median, 3), num(busy.p99 / alone.p99, 3), ms(heavy.median), ms(floodMs)])
-  }
-  return {
-    id: 'B11',
-    title: 'fairness: a quiet session next to one flooding 64 CPU-heavy cells',
-    method: `Two run surfaces (sessions) of one instance. The flooding one starts ${FLOOD} concurrent cells of about 40 ms of compute each (calibrated per build: ${entries.map((e) => `${e.name} ${e.iterations} iterations`).join(', ')}); meanwhile the quiet one runs \`return 1 + 1\` cells one after another until the flood ends. "Alone": ${plan.aloneCells} quiet cells before each flood. A quiet cell that waits behind the whole flood shows up as the max (and, with few quiet cells, as the p99).`,
-    tables: [
-      {
-        markdown: table(
-          [['build'], ['alone p50', 'r'], ['alone p99', 'r'], ['under flood p50', 'r'], ['under flood p99', 'r'], ['under flood max', 'r'], ['quiet cells', 'r'], ['p50 ratio', 'r'], ['p99 ratio', 'r'], ['heavy cell median', 'r'], ['flood duration', 'r']],
-          rows,
-        ),
-      },
-    ],
-    notes: [],
-    data,
-  }
-}
+export { b10, b11 } from './sessions.mjs'

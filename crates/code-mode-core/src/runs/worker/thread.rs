@@ -114,8 +114,8 @@ impl Worker {
                 }
             })
         };
-        // Counted as awake on its core (for the host's polling) except
-        // while it sleeps.
+        // Where it runs, for the host's polling (`cpus.rs`), and how long it
+        // polls for settlements.
         let presence = Presence::default();
         let pace = Pace::default();
         loop {
