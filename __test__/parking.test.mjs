@@ -123,7 +123,9 @@ describe('waiting and wait', () => {
     instances.push(codeMode)
     const tools = [{ name: 'echo', description: '', source: 'openclaw' }]
     const victim = codeMode.prepareRun({ runId: 'victim', sessionId: 'a', tools, agentConfig: { timeoutMs: 100 }, executeTool: async (c) => c.input })
-    const busy = codeMode.prepareRun({ runId: 'busy', sessionId: 'b', tools, agentConfig: { timeoutMs: 400 }, executeTool: async (c) => c.input })
+    // The same session: a wait of a session that computes nothing would get
+    // a thread of its own (docs/scheduling.md).
+    const busy = codeMode.prepareRun({ runId: 'busy', sessionId: 'a', tools, agentConfig: { timeoutMs: 400 }, executeTool: async (c) => c.input })
     const parked = await victim.exec({ code: "text('a'); const r = await yield_control('r'); text('b'); return r.status" })
     assert.equal(parked.status, 'waiting')
     // The one worker spins for 400 ms: the wait's 100 ms are gone before it starts.

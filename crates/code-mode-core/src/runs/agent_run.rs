@@ -22,6 +22,17 @@ pub struct RunOwner {
     pub agent_id: Option<String>,
 }
 
+impl RunOwner {
+    /// The session the pool is fair to (`docs/scheduling.md`): the session
+    /// key, else the session id, else the agent run.
+    pub fn session(&self) -> &str {
+        self.session_key
+            .as_deref()
+            .or(self.session_id.as_deref())
+            .unwrap_or(&self.agent_run_id)
+    }
+}
+
 pub struct AgentRun {
     /// The resolved configuration (the agent's value merged over the global one).
     pub config: Arc<CodeModeConfig>,

@@ -89,6 +89,11 @@ impl Leg {
         self.control.enforce_deadline();
     }
 
+    /// The session the pool schedules this leg for.
+    pub(super) fn session(&self) -> &str {
+        self.agent_run.owner.session()
+    }
+
     pub(super) fn deadline(&self) -> Instant {
         self.deadline
     }

@@ -4,9 +4,11 @@
 //!
 //! A worker holds any number of runs: while one awaits nested calls, the worker
 //! computes others. New runs go to an idle worker (one not computing), or wait
-//! in a shared queue that busy workers take from between steps. The runs a
-//! worker holds live in its [`Slot`], where others can reach them; the worker
-//! takes one out only while it drives it.
+//! in a queue per session that busy workers take from between steps, by the
+//! fairness rule of [`fair`]: sessions take turns, and a session that
+//! computes nothing while the pool is busy gets a thread added for it. The
+//! runs a worker holds live in its [`Slot`], where others can reach them; the
+//! worker takes one out only while it drives it.
 //!
 //! A few QuickJS builtins run long loops that never poll the interrupt handler
 //! (a quadratic `indexOf` over megabytes, a sort of millions of elements). A
@@ -17,6 +19,7 @@
 //! included.
 
 mod cpus;
+mod fair;
 mod thread;
 mod watchdog;
 
@@ -34,15 +37,36 @@ use super::run::{refill_spare, stopped_result, Job, Run};
 use super::store::Store;
 use crate::limits::{MAX_ABANDONED_WORKERS, WORKER_STACK_BYTES};
 use crate::sandbox::Stop;
+use fair::{Admission, Fair, Session};
 use thread::Worker;
 use watchdog::watch;
 
 struct Queue {
-    jobs: VecDeque<Job>,
+    /// Jobs no worker was handed yet, and who computes for which session.
+    fair: Fair<Job>,
     /// Workers waiting with nothing to compute, most recent last, and whether
     /// they hold runs that await nested calls.
     idle: Vec<(usize, bool)>,
     closed: bool,
+}
+
+impl Queue {
+    /// Workers computing (or about to): those running and not idle.
+    fn busy(&self, live: usize) -> usize {
+        live.saturating_sub(self.idle.len())
+    }
+
+    /// Takes an idle worker off the list: one holding no runs first, so that
+    /// a new run that computes for long does not sit next to runs whose
+    /// results are arriving.
+    fn take_idle(&mut self) -> Option<usize> {
+        let position = self
+            .idle
+            .iter()
+            .rposition(|&(_, holding)| !holding)
+            .or_else(|| self.idle.len().checked_sub(1))?;
+        Some(self.idle.remove(position).0)
+    }
 }
 
 /// What a worker is handed: jobs for it alone, and news about its runs.
@@ -145,26 +169,54 @@ struct Pool {
 }
 
 impl Pool {
-    fn submit(&self, job: Job) {
+    fn submit(self: &Arc<Self>, job: Job) {
         let mut queue = self.queue.lock();
         if queue.closed {
             drop(queue);
             return self.refuse(job);
         }
-        // A worker holding no runs first: a new run that computes for long must
-        // not sit next to runs whose results are arriving.
-        let pick = queue
-            .idle
-            .iter()
-            .rposition(|&(_, holding)| !holding)
-            .or_else(|| queue.idle.len().checked_sub(1));
-        match pick.map(|position| queue.idle.remove(position).0) {
-            Some(index) => {
-                let slot = self.slot(index);
-                slot.intake.lock().jobs.push(job);
-                slot.ready.notify_one();
+        let session: Session = job.leg().session().into();
+        queue.fair.push(session, job);
+        self.dispatch(&mut queue);
+    }
+
+    /// Hands the jobs that may start now to idle workers, or to threads added
+    /// for sessions that compute nothing while the pool is busy.
+    fn dispatch(self: &Arc<Self>, queue: &mut Queue) {
+        loop {
+            let live = *self.live.lock();
+            let busy = queue.busy(live);
+            let Some(admission) = queue.fair.peek(busy) else {
+                return;
+            };
+            let worker = queue.take_idle();
+            let relief = worker.is_none()
+                && admission == Admission::Relief
+                && live < queue.fair.max_threads();
+            if worker.is_none() && !relief {
+                // Workers driving runs take it when they are back.
+                return;
             }
-            None => queue.jobs.push_back(job),
+            let Some((session, job)) = queue.fair.next(busy) else {
+                return;
+            };
+            match worker {
+                Some(index) => {
+                    queue.fair.hand(index, session);
+                    let slot = self.slot(index);
+                    slot.intake.lock().jobs.push(job);
+                    slot.ready.notify_one();
+                }
+                None => {
+                    if let Err((_, job)) = self.spawn_locked(queue, Some((session, job))) {
+                        // No thread to be had: it waits for a worker.
+                        if let Some(job) = job {
+                            queue.fair.push_front(job.leg().session().into(), job);
+                        }
+                        return;
+                    }
+                }
+            }
         }
     }
 
@@ -195,25 +247,52 @@ impl Pool {
     /// An abandoned worker is back and exiting: start a replacement it owed.
     fn abandoned_returned(self: &Arc<Self>) {
         let owed = self.abandoned.lock().returned();
-        if owed && !self.queue.lock().closed {
-            let _ = self.spawn();
+        if owed {
+            let mut queue = self.queue.lock();
+            if !queue.closed {
+                let _ = self.spawn_locked(&mut queue, None);
+                self.dispatch(&mut queue);
+            }
         }
     }
 
-    /// Starts a worker in a new slot.
+    /// Starts a worker in a new slot, idle or with a job handed to it.
     fn spawn(self: &Arc<Self>) -> std::io::Result<()> {
+        let mut queue = self.queue.lock();
+        self.spawn_locked(&mut queue, None)
+            .map_err(|(error, _)| error)
+    }
+
+    /// [`Pool::spawn`] with the queue at hand. On failure the job comes back.
+    fn spawn_locked(
+        self: &Arc<Self>,
+        queue: &mut Queue,
+        job: Option<(Session, Job)>,
+    ) -> Result<(), (std::io::Error, Option<Job>)> {
+        let slot = Slot::new();
         let index = {
             let mut slots = self.slots.write();
-            slots.push(Slot::new());
+            slots.push(slot.clone());
             slots.len() - 1
         };
+        let handed = job.is_some();
+        match job {
+            Some((session, job)) => {
+                queue.fair.hand(index, session);
+                slot.intake.lock().jobs.push(job);
+            }
+            None => queue.idle.push((index, false)),
+        }
         *self.live.lock() += 1;
         let pool = self.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("code-mode-worker-{index}"))
             .stack_size(WORKER_STACK_BYTES)
             .spawn(move || {
-                refill_spare();
+                // A job handed at birth builds its own VM at once.
+                if !handed {
+                    refill_spare();
+                }
                 let slot = pool.slot(index);
                 let worker = Worker {
                     index,
@@ -229,7 +308,11 @@ impl Pool {
             });
         if let Err(error) = spawned {
             *self.live.lock() -= 1;
-            return Err(error);
+            queue.idle.retain(|&(i, _)| i != index);
+            queue.fair.back(index);
+            slot.abandoned.store(true, Ordering::Release);
+            let job = slot.intake.lock().jobs.pop();
+            return Err((error, job));
         }
         Ok(())
     }
@@ -244,9 +327,10 @@ impl Workers {
     /// Starts `count` threads, each with a spare VM built before its first
     /// job. Legs that end are landed in `store`.
     pub(super) fn new(count: usize, store: Arc<Store>) -> std::io::Result<Self> {
+        let size = count.max(1);
         let pool = Arc::new(Pool {
             queue: Mutex::new(Queue {
-                jobs: VecDeque::new(),
+                fair: Fair::new(size),
                 idle: Vec::new(),
                 closed: false,
             }),
@@ -257,7 +341,7 @@ impl Workers {
             watchdog_bell: Condvar::new(),
             store,
         });
-        for _ in 0..count.max(1) {
+        for _ in 0..size {
             pool.spawn()?;
         }
         let watchdog = {
@@ -272,7 +356,7 @@ impl Workers {
         })
     }
 
-    /// Hands a job to an idle worker, or queues it for the first one free.
+    /// Hands a job to an idle worker, or queues it by the fairness rule.
     /// After shutdown the job is refused at once.
     pub(super) fn submit(&self, job: Job) {
         self.pool.submit(job);
@@ -285,7 +369,7 @@ impl Workers {
         let refused: Vec<Job> = {
             let mut queue = self.pool.queue.lock();
             queue.closed = true;
-            queue.jobs.drain(..).collect()
+            queue.fair.drain()
         };
         for job in refused {
             self.pool.refuse(job);

@@ -146,14 +146,20 @@ impl Worker {
             if !holding {
                 refill_spare();
             }
-            // A busy worker takes queued jobs between steps.
+            // A busy worker takes queued jobs between steps, by the fairness
+            // rule (`fair.rs`); this one no longer counts as busy.
             let next = {
                 let mut queue = self.pool.queue.lock();
-                match queue.jobs.pop_front() {
-                    Some(job) => Some(job),
+                queue.fair.back(self.index);
+                queue.idle.retain(|&(i, _)| i != self.index);
+                let busy = queue.busy(*self.pool.live.lock()).saturating_sub(1);
+                match queue.fair.next(busy) {
+                    Some((session, job)) => {
+                        queue.fair.hand(self.index, session);
+                        Some(job)
+                    }
                     None if queue.closed && !holding => return true,
                     None => {
-                        queue.idle.retain(|&(i, _)| i != self.index);
                         queue.idle.push((self.index, holding));
                         None
                     }

@@ -87,13 +87,19 @@ fn abandon(pool: &Arc<Pool>, index: usize, slot: &Slot, stuck: &Arc<Leg>) {
         slot.abandoned.store(true, Ordering::Release);
         (std::mem::take(&mut *held), replace)
     };
-    pool.queue.lock().idle.retain(|&(i, _)| i != index);
     stuck.report_stuck();
     let jobs = std::mem::take(&mut slot.intake.lock().jobs);
-    *pool.live.lock() -= 1;
-    pool.exited.notify_all();
-    if replace && !pool.queue.lock().closed {
-        let _ = pool.spawn();
+    {
+        let mut queue = pool.queue.lock();
+        queue.idle.retain(|&(i, _)| i != index);
+        queue.fair.back(index);
+        *pool.live.lock() -= 1;
+        pool.exited.notify_all();
+        if replace && !queue.closed {
+            let _ = pool.spawn_locked(&mut queue, None);
+        }
+        // A worker fewer computes: queued jobs may start now.
+        pool.dispatch(&mut queue);
     }
     for job in jobs {
         pool.submit(job);
