@@ -150,6 +150,11 @@ impl Worker {
             // rule (`fair.rs`); this one no longer counts as busy.
             let next = {
                 let mut queue = self.pool.queue.lock();
+                if !self.slot.intake.lock().jobs.is_empty() {
+                    // Handed a job since the loop's top (it was on the idle
+                    // list, as a new worker is): it counts as busy with that.
+                    continue;
+                }
                 queue.fair.back(self.index);
                 queue.idle.retain(|&(i, _)| i != self.index);
                 let busy = queue.busy(*self.pool.live.lock()).saturating_sub(1);
