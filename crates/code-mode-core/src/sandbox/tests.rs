@@ -73,3 +73,66 @@ fn a_vm_resumed_on_another_thread_keeps_its_stack_budget() {
         handle.join().unwrap();
     }
 }
+
+/// What a parked minimal run holds, by part: `cargo test parked_run_parts --
+/// --nocapture` prints the table. The bound guards the total against a
+/// regression (it moved from 186 KB to 124 KB with 1 KiB QuickJS arenas,
+/// `vendor/rquickjs-sys/PATCHES.md`).
+#[cfg(target_os = "linux")]
+#[test]
+fn parked_run_parts() {
+    use super::alloc::{CountingAllocator, Meter};
+    use rquickjs::{Context, Runtime};
+
+    let limits = VmLimits {
+        memory_bytes: 64 << 20,
+        stack_bytes: 1 << 20,
+        max_output_bytes: 1 << 16,
+        max_bridge_bytes: 1 << 20,
+    };
+    let (runtime_alone, with_context) = {
+        let meter = Meter::new(usize::MAX);
+        let runtime = Runtime::new_with_alloc(CountingAllocator::new(meter.clone())).unwrap();
+        let alone = meter.used();
+        let context = Context::custom::<super::vm::Intrinsics>(&runtime).unwrap();
+        runtime.run_gc();
+        let with_context = meter.used();
+        drop(context);
+        (alone, with_context)
+    };
+    let vm = Vm::blank(limits.stack_bytes).unwrap();
+    vm.collect_garbage();
+    let blank = vm.heap_bytes();
+    vm.bind(limits, Arc::new(Control::default()), toolbox())
+        .unwrap();
+    vm.collect_garbage();
+    let bound = vm.heap_bytes();
+    let script = crate::source::prepare(
+        "const r = await yield_control('x')\nreturn r",
+        Language::Javascript,
+    )
+    .unwrap()
+    .script;
+    let mut vm = vm;
+    assert!(matches!(vm.start(&script), CellOutcome::Pending));
+    vm.collect_garbage();
+    let parked = vm.heap_bytes();
+    let parts = [
+        ("runtime (atoms, classes, shapes)", runtime_alone),
+        (
+            "standard globals (intrinsics)",
+            with_context - runtime_alone,
+        ),
+        ("output globals (text, json, console)", blank - with_context),
+        ("tools, MCP, namespaces", bound - blank),
+        ("the cell, parked at an await", parked - bound),
+        ("total", parked),
+    ];
+    for (part, bytes) in parts {
+        println!("{part:>40}: {bytes:>7} bytes");
+    }
+    assert!(
+        parked <= 128 * 1024,
+        "a minimal parked run holds {parked} bytes"
+    );
+}

@@ -51,7 +51,7 @@ pub enum CellOutcome {
 
 /// The intrinsics a cell gets: the standard library minus `Performance` (a timer)
 /// and `DOMException`.
-type Intrinsics = (
+pub(super) type Intrinsics = (
     intrinsic::Date,
     intrinsic::Eval,
     intrinsic::RegExpCompiler,
