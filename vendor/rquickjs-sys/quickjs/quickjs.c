@@ -81,7 +81,9 @@
 #define __extension__
 #endif
 
-#ifndef NDEBUG
+/* code-mode patch: no dump checks (one per opcode dispatched) in a build
+   that keeps assertions; see PATCHES.md. */
+#if !defined(NDEBUG) && defined(CODE_MODE_ENABLE_DUMPS)
 #define ENABLE_DUMPS
 #endif
 
@@ -2963,12 +2965,29 @@ void JS_SetContextOpaque(JSContext *ctx, void *opaque)
 
 /* set the new value and free the old value after (freeing the value
    can reallocate the object data) */
+/* code-mode patch: a value is freed inline in the hot paths (GCC declines to
+   inline JS_FreeValue into the interpreter, a function this large). */
+static void js_free_value_rt(JSRuntime *rt, JSValue v);
+static inline __attribute__((always_inline)) void js_free_value_inline(JSContext *ctx, JSValue v)
+{
+    if (JS_VALUE_HAS_REF_COUNT(v)) {
+        void *p = JS_VALUE_GET_PTR(v);
+        if (--JS_REF_COUNT(p) <= 0)
+            js_free_value_rt(ctx->rt, v);
+    }
+}
+
 static inline void set_value(JSContext *ctx, JSValue *pval, JSValue new_val)
 {
     JSValue old_val;
     old_val = *pval;
-    *pval = new_val;
-    JS_FreeValue(ctx, old_val);
+    /* code-mode patch: the two words apart. The value usually comes from the
+       stack slot the previous opcode wrote word by word; reading it as one
+       16-byte load defeats store-to-load forwarding (a stall of about ten
+       cycles per store of a local). */
+    pval->u = new_val.u;
+    pval->tag = new_val.tag;
+    js_free_value_inline(ctx, old_val);
 }
 
 void JS_SetClassProto(JSContext *ctx, JSClassID class_id, JSValue obj)
@@ -18100,6 +18119,17 @@ static bool needs_backtrace(JSValue exc)
     return can_store_error_stack(exc) || can_add_backtrace(exc);
 }
 
+/* code-mode patch: the interpreter polls inline (GCC declines to inline
+   into a function this large). */
+static inline __attribute__((always_inline)) int js_poll_interrupts_inline(JSContext *ctx)
+{
+    if (unlikely(--ctx->interrupt_counter <= 0 || *ctx->interrupt_flag))
+        return __js_poll_interrupts(ctx);
+    return 0;
+}
+#define JS_FreeValue(ctx, v) js_free_value_inline(ctx, v)
+#define js_poll_interrupts(ctx) js_poll_interrupts_inline(ctx)
+
 /* argv[] is modified if (flags & JS_CALL_FLAG_COPY_ARGV) = 0. */
 static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
                                JSValueConst this_obj, JSValueConst new_target,
@@ -21012,6 +21042,8 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
     rt->current_stack_frame = sf->prev_frame;
     return ret_val;
 }
+#undef JS_FreeValue
+#undef js_poll_interrupts
 
 JSValue JS_Call(JSContext *ctx, JSValueConst func_obj, JSValueConst this_obj,
                 int argc, JSValueConst *argv)
