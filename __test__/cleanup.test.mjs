@@ -171,6 +171,43 @@ describe('process exit (docs/parked-runs.md)', () => {
     assert.ok(Number(child.stdout) >= 190, `only ${child.stdout.trim()} of 200 signals were collected`)
   })
 
+  test('a run surface keeps its runtime open after the CodeMode object is collected, and the threads go with the last reference', { skip: process.platform !== 'linux' && 'counts threads in /proc' }, () => {
+    const child = spawnSync(process.execPath, ['--expose-gc', '-e', `
+      const fs = require('node:fs')
+      const b = require(${index})
+      const threads = () => fs.readdirSync('/proc/self/task').filter((t) => {
+        try { return fs.readFileSync('/proc/self/task/' + t + '/comm', 'utf8').startsWith('code-mode') } catch { return false }
+      }).length
+      const collect = async (times) => { for (let i = 0; i < times; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 5)) } }
+      let release
+      const tools = [{ name: 'echo', description: '', source: 'openclaw' }, { name: 'slow', description: '', source: 'openclaw' }]
+      const executeTool = (call) => call.name === 'echo' ? call.input : new Promise((resolve) => { release = () => resolve({ v: 42 }) })
+      // Only the surface is kept: the CodeMode object is garbage at once.
+      const make = (runId) => b.createCodeMode({ config: { enabled: true, timeoutMs: 300 } }).prepareRun({ runId, sessionId: 's', tools, executeTool })
+      ;(async () => {
+        const before = threads()
+        let surface = make('kept')
+        const first = await surface.exec({ code: 'return 1' })
+        await collect(5)
+        const second = await surface.exec({ code: 'return (await tools.echo({ n: 2 })).n' })
+        const parked = await surface.exec({ code: 'return (await tools.slow({})).v' })
+        await collect(5)
+        release()
+        const resumed = await surface.wait({ runId: parked.runId })
+        // An exec in progress holds the runtime too: nothing else does here.
+        const pending = make('one-shot').exec({ code: 'const t = Date.now(); while (Date.now() < t + 150) {} return 3' })
+        await collect(10)
+        const oneShot = await pending
+        const during = threads() - before
+        surface = null
+        let after = threads() - before
+        for (let i = 0; i < 200 && after > 0; i++) { await collect(1); after = threads() - before }
+        console.log(JSON.stringify([first.value, second.value, parked.status, resumed.value, oneShot.value, during > 0, after]))
+      })()`], { encoding: 'utf8', timeout: 30000 })
+    assert.equal(child.status, 0, child.stderr)
+    assert.deepEqual(JSON.parse(child.stdout), [1, 2, 'waiting', 42, 3, true, 0])
+  })
+
   test('close() returns promptly when no cell is stuck', async () => {
     const times = []
     for (let i = 0; i < 15; i++) {

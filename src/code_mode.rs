@@ -14,36 +14,18 @@ use napi_derive::napi;
 
 use crate::config::CodeModeConfig;
 use crate::context::RunContext;
-use crate::host::{self, Executor, HostChannel, NodeHost};
+use crate::host::{self, Executor, NodeHost};
 use crate::js::{self, json_text, to_json_value};
 use crate::namespaces::{self, RunBinding};
+use crate::runtime::Runtime;
 use crate::surface::{CodeModeRunSurface, SurfaceParts};
 
 /// One code-mode runtime: its configuration, worker threads and parked runs.
 #[napi]
 pub struct CodeMode {
-    engine: Arc<Engine>,
-    channel: Arc<HostChannel>,
+    runtime: Arc<Runtime>,
     global: serde_json::Value,
     config: CodeModeConfig,
-}
-
-/// A code-mode instance that is garbage-collected without `close()` still
-/// stops its threads and drops its parked runs, off the JavaScript thread.
-impl Drop for CodeMode {
-    fn drop(&mut self) {
-        if self.engine.is_closed() {
-            return;
-        }
-        self.engine.begin_close();
-        let (engine, channel) = (self.engine.clone(), self.channel.clone());
-        let _ = std::thread::Builder::new()
-            .name("code-mode-close".into())
-            .spawn(move || {
-                engine.close();
-                channel.close();
-            });
-    }
 }
 
 /// Creates a code-mode runtime. `config` is the raw global `tools.codeMode` value;
@@ -64,9 +46,12 @@ pub fn create_code_mode(env: Env, options: Option<Object>) -> Result<CodeMode> {
     let engine = Engine::new(workers)
         .map_err(|e| Error::from_reason(format!("code mode workers could not start: {e}")))?;
     let config = CodeModeConfig::from(&CoreConfig::resolve(&global, &serde_json::Value::Null));
-    Ok(CodeMode {
+    let runtime = Runtime {
         engine: Arc::new(engine),
         channel: Arc::new(host::open(&env)?),
+    };
+    Ok(CodeMode {
+        runtime: Arc::new(runtime),
         global,
         config,
     })
@@ -124,7 +109,7 @@ impl CodeMode {
     /// Suspended runs held now (diagnostics).
     #[napi]
     pub fn suspended_run_count(&self) -> u32 {
-        self.engine.suspended_runs() as u32
+        self.runtime.engine.suspended_runs() as u32
     }
 
     /// Drops every parked run and stops the workers (gateway shutdown). Cells in
@@ -133,10 +118,10 @@ impl CodeMode {
     pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         // Closed from this call on: execs and waits made after it are refused
         // and the legs in progress stop now; the rest happens off this thread.
-        self.engine.begin_close();
+        self.runtime.engine.begin_close();
         let (deferred, promise) = env.create_deferred::<(), _>()?;
-        let engine = self.engine.clone();
-        let channel = self.channel.clone();
+        let engine = self.runtime.engine.clone();
+        let channel = self.runtime.channel.clone();
         std::thread::Builder::new()
             .name("code-mode-close".into())
             .spawn(move || {
@@ -171,7 +156,7 @@ impl CodeMode {
                 on_event: context.on_event,
                 namespace_input: input,
                 validate: OnceLock::new(),
-                channel: self.channel.clone(),
+                channel: self.runtime.channel.clone(),
             });
             executor_of_run = Some(executor.clone());
             AgentRun::new(
@@ -200,7 +185,7 @@ impl CodeMode {
             diagnostics: plan.mcp.problems.clone(),
             scopes,
         };
-        Ok(CodeModeRunSurface::new(self.engine.clone(), parts))
+        Ok(CodeModeRunSurface::new(self.runtime.clone(), parts))
     }
 }
 

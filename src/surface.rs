@@ -16,6 +16,7 @@ use napi::{sys, Env, Error, JsValue, Result};
 use napi_derive::napi;
 
 use crate::js::{self, call_function, field, parse_json};
+use crate::runtime::Runtime;
 
 /// What a run surface presents, built once by `prepareRun`.
 pub struct SurfaceParts {
@@ -37,13 +38,19 @@ pub struct SurfaceParts {
 /// The model-facing surface of one agent run.
 #[napi]
 pub struct CodeModeRunSurface {
+    /// Kept open while this surface lives (`code_mode.rs`).
+    runtime: Arc<Runtime>,
     engine: Arc<Engine>,
     parts: SurfaceParts,
 }
 
 impl CodeModeRunSurface {
-    pub fn new(engine: Arc<Engine>, parts: SurfaceParts) -> Self {
-        Self { engine, parts }
+    pub fn new(runtime: Arc<Runtime>, parts: SurfaceParts) -> Self {
+        Self {
+            engine: runtime.engine.clone(),
+            runtime,
+            parts,
+        }
     }
 }
 
@@ -140,7 +147,7 @@ impl CodeModeRunSurface {
             parent_tool_call_id: call.tool_call_id.clone(),
         };
         let control = call.control.clone();
-        let (settle, promise) = call.promise(env)?;
+        let (settle, promise) = call.promise(env, self.runtime.clone())?;
         // An exec aborted before it starts runs nothing, createScope included.
         match (&self.parts.scopes, ready || control.stopped().is_some()) {
             (Some(scopes), false) => {
@@ -184,7 +191,7 @@ impl CodeModeRunSurface {
             parent_tool_call_id: call.tool_call_id.clone(),
         };
         let control = call.control.clone();
-        let (settle, promise) = call.promise(env)?;
+        let (settle, promise) = call.promise(env, self.runtime.clone())?;
         self.engine.wait(request, control, settle);
         Ok(promise)
     }
@@ -334,10 +341,13 @@ impl CallOptions {
 
     /// The call's promise, and what settles it (on any thread): it resolves
     /// the promise and removes the abort listener on the JavaScript thread.
-    fn promise<'env>(self, env: &'env Env) -> Result<(Done, Object<'env>)> {
+    /// The runtime stays open until the call settles, even when nothing
+    /// else holds it.
+    fn promise<'env>(self, env: &'env Env, runtime: Arc<Runtime>) -> Result<(Done, Object<'env>)> {
         let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
         let listening = self.listening;
         let settle: Done = Box::new(move |result: RunResult| {
+            let _runtime = runtime;
             let json = result.to_json();
             deferred.resolve(move |env| {
                 if let Some((signal, listener)) = listening {
