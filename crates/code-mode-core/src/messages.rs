@@ -83,14 +83,36 @@ pub fn ambiguous_tool_name(name: &str) -> String {
 /// `Unknown tool id: <id>. Did you mean: a, b, c? Use tools.search ...`; the
 /// "Did you mean" part only when there are suggestions.
 pub fn unknown_tool_id(id: &str, suggestions: &[&str]) -> String {
-    let hint = if suggestions.is_empty() {
-        String::new()
-    } else {
-        format!(" Did you mean: {}?", suggestions.join(", "))
-    };
+    let hint = did_you_mean(suggestions);
     format!(
         "Unknown tool id: {id}.{hint} Use tools.search to find a tool, tools.describe to inspect it, then tools.call with the exact id or name."
     )
+}
+
+/// A call of `MCP.<server>.<tool>` whose server has no such tool (the run's
+/// error, `sandbox/callees.rs`).
+pub fn unknown_mcp_tool(server: &str, tool: &str, suggestions: &[&str]) -> String {
+    format!(
+        "TypeError: MCP.{server}.{tool} is not a function. The MCP server {server} has no tool {tool}.{} Use MCP.{server}.$api() to list its tools.",
+        did_you_mean(suggestions)
+    )
+}
+
+/// A call through `MCP.<server>` for a server the run does not have.
+pub fn unknown_mcp_server(server: &str, suggestions: &[&str]) -> String {
+    format!(
+        "TypeError: MCP.{server} is undefined. There is no MCP server {server}.{} Use MCP.$api() to list the servers.",
+        did_you_mean(suggestions)
+    )
+}
+
+/// ` Did you mean: a, b, c?`, or nothing without suggestions.
+fn did_you_mean(suggestions: &[&str]) -> String {
+    if suggestions.is_empty() {
+        String::new()
+    } else {
+        format!(" Did you mean: {}?", suggestions.join(", "))
+    }
 }
 
 // --- What the model sees ---

@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 
 use super::entry::Lowered;
+use super::near::{near_miss, normalize};
 use super::{cmp_code_units, Catalog, CatalogEntry, ToolSource};
 use crate::limits::MAX_SUGGESTIONS;
 use crate::messages;
@@ -28,19 +29,29 @@ impl Catalog {
     }
 
     /// At most three guest entries close to `requested`, best first, ties by id;
-    /// each shown by name, or by id when its name is ambiguous.
+    /// each shown by name, or by id when its name is ambiguous. The scores of
+    /// `docs/catalog.md`, plus a near miss of the name or id (`near.rs`).
     fn suggestions(&self, requested: &str) -> Vec<&str> {
         let needle = requested.to_lowercase();
         let needle_tokens = tokens(&needle);
-        let mut scored: Vec<(u32, &CatalogEntry)> = self
+        let near = normalize(requested);
+        let scores: Vec<(u32, u32, &CatalogEntry)> = self
             .guest_entries()
             .map(|entry| {
-                (
-                    suggestion_score(&entry.lower, &needle, &needle_tokens),
-                    entry,
-                )
+                let near = near_score(&entry.lower, &near);
+                let score = suggestion_score(&entry.lower, &needle, &needle_tokens) + near;
+                (score, near, entry)
             })
-            .filter(|&(score, _)| score > 0)
+            .filter(|&(score, _, _)| score > 0)
+            .collect();
+        // Next to a near miss, an entry that only shares a word or a
+        // description with the needle is noise: below half the best, out.
+        let best = scores.iter().map(|&(score, _, _)| score).max().unwrap_or(0);
+        let any_near = scores.iter().any(|&(_, near, _)| near > 0);
+        let mut scored: Vec<(u32, &CatalogEntry)> = scores
+            .into_iter()
+            .filter(|&(score, near, _)| !any_near || near > 0 || score * 2 >= best)
+            .map(|(score, _, entry)| (score, entry))
             .collect();
         scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| cmp_code_units(&a.1.id, &b.1.id)));
         scored
@@ -86,6 +97,12 @@ fn suggestion_score(entry: &Lowered, needle: &str, needle_tokens: &HashSet<&str>
         score += 8;
     }
     score
+}
+
+/// Points for a near miss of the entry's name or id (`near.rs`): `readfile`
+/// or `read_flie` for `read_file`.
+fn near_score(entry: &Lowered, near: &str) -> u32 {
+    near_miss(near, &normalize(&entry.name)).max(near_miss(near, &normalize(&entry.id)))
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 mod entry;
 mod lookup;
 mod names;
+pub(crate) mod near;
 mod search;
 #[cfg(test)]
 pub(crate) mod testing;

@@ -29,15 +29,17 @@ impl Catalog {
         self.guest
             .iter()
             .copied()
-            .filter(|&i| {
-                let name = self.entries[i].name.as_str();
-                is_identifier(name)
-                    && !is_reserved_word(name)
-                    && !HELPERS.contains(&name)
-                    && !UNSAFE_PROPERTIES.contains(&name)
-                    && self.guest_name_count(name) == 1
-            })
+            .filter(|&i| self.has_shortcut(&self.entries[i].name))
             .collect()
+    }
+
+    /// Whether `tools.<name>` is a convenience function.
+    pub fn has_shortcut(&self, name: &str) -> bool {
+        is_identifier(name)
+            && !is_reserved_word(name)
+            && !HELPERS.contains(&name)
+            && !UNSAFE_PROPERTIES.contains(&name)
+            && self.guest_name_count(name) == 1
     }
 }
 

@@ -2,7 +2,9 @@
 
 use rquickjs::{Ctx, Value};
 
+use super::callees;
 use super::json::string_capped;
+use super::state::VmState;
 use crate::limits::MAX_ERROR_PART_BYTES;
 use crate::messages;
 use crate::source::Location;
@@ -10,8 +12,9 @@ use crate::source::Location;
 /// The file name cells are evaluated under; only frames in it are reported.
 pub(super) const CELL_FILE: &str = "cell";
 
-/// Describes an uncaught guest value without any host frame.
-pub(super) fn describe(ctx: &Ctx<'_>, exception: &Value<'_>) -> String {
+/// Describes an uncaught guest value without any host frame; a call of a
+/// missing tool says which (`callees.rs`).
+pub(super) fn describe(ctx: &Ctx<'_>, state: &VmState, exception: &Value<'_>) -> String {
     let Some(object) = exception.as_object() else {
         return format!("Uncaught: {}", cut(primitive_text(ctx, exception)));
     };
@@ -23,13 +26,18 @@ pub(super) fn describe(ctx: &Ctx<'_>, exception: &Value<'_>) -> String {
     };
     let name = cut(text("name").unwrap_or_else(|| "Error".to_owned()));
     let message = cut(text("message").unwrap_or_default());
-    let head = if message.is_empty() {
-        name
-    } else {
-        format!("{name}: {message}")
+    let at = text("stack").as_deref().and_then(first_cell_position);
+    let explained = at.and_then(|at| {
+        let toolbox = state.toolbox.borrow().clone()?;
+        callees::explain(&state.sites.borrow(), &toolbox, &name, &message, at)
+    });
+    let head = match explained {
+        Some(head) => head,
+        None if message.is_empty() => name,
+        None => format!("{name}: {message}"),
     };
-    match text("stack").as_deref().and_then(first_cell_location) {
-        Some(location) => format!("{head} at {location}"),
+    match at {
+        Some((line, column)) => format!("{head} at {}", Location::of_script_line(line, column)),
         None => head,
     }
 }
@@ -57,8 +65,9 @@ fn cut(text: String) -> String {
     messages::cut(text, MAX_ERROR_PART_BYTES)
 }
 
-/// The first `cell:L:C` in a QuickJS stack string.
-fn first_cell_location(stack: &str) -> Option<Location> {
+/// The first `cell:L:C` in a QuickJS stack string: its script line and
+/// column.
+fn first_cell_position(stack: &str) -> Option<(u32, u32)> {
     let needle = format!("{CELL_FILE}:");
     let mut rest = stack;
     while let Some(at) = rest.find(&needle) {
@@ -67,7 +76,7 @@ fn first_cell_location(stack: &str) -> Option<Location> {
         if let (Some(line), Some(column)) = (parts.next(), parts.next()) {
             let sep = tail.as_bytes().get(line.len()).copied();
             if let (Ok(line), Ok(column), Some(b':')) = (line.parse(), column.parse(), sep) {
-                return Some(Location::of_script_line(line, column));
+                return Some((line, column));
             }
         }
         rest = tail;
@@ -82,14 +91,8 @@ mod tests {
     #[test]
     fn finds_the_first_cell_frame() {
         let stack = "    at f (cell:4:7)\n    at <anonymous> (cell:9:1)\n";
-        assert_eq!(
-            first_cell_location(stack),
-            Some(Location { line: 3, column: 7 })
-        );
-        assert_eq!(first_cell_location("    at native\n"), None);
-        assert_eq!(
-            first_cell_location("cell:x cell:2:3"),
-            Some(Location { line: 1, column: 3 })
-        );
+        assert_eq!(first_cell_position(stack), Some((4, 7)));
+        assert_eq!(first_cell_position("    at native\n"), None);
+        assert_eq!(first_cell_position("cell:x cell:2:3"), Some((2, 3)));
     }
 }

@@ -6,6 +6,7 @@
 
 mod alloc;
 mod bridge;
+mod callees;
 mod calls;
 mod control;
 mod errors;

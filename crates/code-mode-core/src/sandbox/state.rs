@@ -11,6 +11,7 @@ use std::sync::{Arc, LazyLock};
 
 use rquickjs::{Ctx, Function, Persistent};
 
+use super::callees::Site;
 use super::calls::CallTable;
 use super::control::Control;
 use super::output::OutputLog;
@@ -29,6 +30,8 @@ pub(super) struct VmState {
     pub(super) calls: RefCell<CallTable>,
     /// The catalog and counters of the agent run the VM is bound to.
     pub(super) toolbox: RefCell<Option<Arc<Toolbox>>>,
+    /// The tool calls the cell's script spells out, for its errors.
+    pub(super) sites: RefCell<Vec<Site>>,
 }
 
 /// What an unbound VM reads: never stopped, no deadline. No guest code runs

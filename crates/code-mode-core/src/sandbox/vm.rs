@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 
 use super::alloc::{CountingAllocator, Meter};
 use super::bridge::{self, feed};
+use super::callees;
 use super::calls::{CallKey, CallTable, Settlement};
 use super::control::{Control, Stop};
 use super::errors::{self, CELL_FILE};
@@ -220,6 +221,7 @@ impl Vm {
     /// Evaluates the prepared script (the deadline must already be armed) and
     /// drives it until it settles or waits.
     pub fn start(&mut self, script: &str) -> CellOutcome {
+        *self.state.sites.borrow_mut() = callees::scan(script);
         let started = self.context.with(|ctx| {
             let mut options = EvalOptions::default();
             options.global = true;
@@ -288,7 +290,10 @@ impl Vm {
                         Some(Ok(value)) => value,
                         _ => Value::new_undefined(ctx.clone()),
                     };
-                    CellOutcome::Failed(ErrorCode::InternalError, errors::describe(&ctx, &reason))
+                    CellOutcome::Failed(
+                        ErrorCode::InternalError,
+                        errors::describe(&ctx, &self.state, &reason),
+                    )
                 }
             }
         });
@@ -326,8 +331,10 @@ impl Vm {
 
     fn failure(&self, ctx: &Ctx<'_>, error: CaughtError<'_>) -> CellOutcome {
         let message = match error {
-            CaughtError::Exception(exception) => errors::describe(ctx, &exception.into_value()),
-            CaughtError::Value(value) => errors::describe(ctx, &value),
+            CaughtError::Exception(exception) => {
+                errors::describe(ctx, &self.state, &exception.into_value())
+            }
+            CaughtError::Value(value) => errors::describe(ctx, &self.state, &value),
             CaughtError::Error(error) => error.to_string(),
         };
         CellOutcome::Failed(ErrorCode::InternalError, message)
