@@ -1,4 +1,4 @@
-// The benchmark of @openclaw/code-mode against its peers (B1-B11), all in
+// The benchmark of @openclaw/code-mode against its peers (B1-B12), all in
 // one process, in interleaved rounds. Writes bench/RESULTS.md (or --out) and
 // prints the same tables.
 //
@@ -10,7 +10,7 @@
 //   --baseline PATH   a second build's index.js, measured as "baseline" next to
 //                     the product (copy its index.js and .node to one folder:
 //                     the loader finds the .node next to index.js)
-//   --only IDS        a comma-separated subset of B1..B11
+//   --only IDS        a comma-separated subset of B1..B12
 //   --out FILE        where to write the markdown (default: bench/RESULTS.md)
 //
 // Peers are devDependencies of bench/package.json (bench/ensure-peers.mjs
@@ -40,7 +40,7 @@ const { values: args } = parseArgs({
   },
 })
 
-const ALL = ['B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'B11']
+const ALL = ['B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'B11', 'B12']
 const selected = args.only ? args.only.split(',').map((s) => s.trim().toUpperCase()) : ALL
 for (const id of selected) if (!ALL.includes(id)) throw new Error(`--only: unknown workload ${id} (${ALL.join(', ')})`)
 if (typeof globalThis.gc !== 'function') console.warn('warning: run with node --expose-gc, so that gc() runs between slices')
@@ -61,6 +61,7 @@ const plan = args.quick
       calls: { warmup: 2, rounds: 15 },
       fairness: { warmup: 0, rounds: 2 },
       aloneCells: 40,
+      loaded: { warmup: 1, rounds: 5 },
     }
   : {
       latency: { warmup: 5, rounds: 30 },
@@ -76,6 +77,7 @@ const plan = args.quick
       calls: { warmup: 5, rounds: 100 },
       fairness: { warmup: 1, rounds: 5 },
       aloneCells: 100,
+      loaded: { warmup: 2, rounds: 20 },
     }
 
 // --- contenders -------------------------------------------------------------
@@ -191,5 +193,6 @@ function describePlan(p) {
     `throughput ${p.throughput.warmup} + ${p.throughput.rounds} of ${p.sliceMs} ms`,
     `calls ${p.calls.warmup} + ${p.calls.rounds}`,
     `fairness ${p.fairness.warmup} + ${p.fairness.rounds}`,
+    `loaded ${p.loaded.warmup} + ${p.loaded.rounds} per load`,
   ].join('; ')
 }

@@ -101,6 +101,21 @@ export function targetRows(results, builds) {
       met: (v) => v <= 1.15,
     })),
     { id: 'B11', text: 'quiet session p99 within 3× of alone', value: (n) => R('B11')?.[n]?.busy.p99 / R('B11')?.[n]?.alone.p99, show: (v) => `${num(v, 3)}×`, met: (v) => v <= 3 },
+    {
+      id: 'B12',
+      text: `1 busy process: B2 ≥ 1.5× faster than ${WASI}`,
+      value: (n) => R('B12')?.[`${WASI}|B2|1`]?.median / R('B12')?.[`${n}|B2|1`]?.median,
+      show: times,
+      met: (v) => v >= 1.5,
+    },
+    { id: 'B12', text: '1 busy process: B2 ≤ 60 µs per call', value: (n) => R('B12')?.[`${n}|B2|1`]?.median / 100, show: us, met: (v) => v <= 0.06 },
+    ...[0, 1].map((load) => ({
+      id: 'B12',
+      text: `${load} busy: B2 p90 ≤ 2× median`,
+      value: (n) => R('B12')?.[`${n}|B2|${load}`]?.p90 / R('B12')?.[`${n}|B2|${load}`]?.median,
+      show: (v) => `${num(v, 2)}×`,
+      met: (v) => v <= 2,
+    })),
   ]
   const rows = []
   let met = 0
