@@ -342,14 +342,17 @@ impl CallOptions {
     /// The call's promise, and what settles it (on any thread): it resolves
     /// the promise and removes the abort listener on the JavaScript thread.
     /// The runtime stays open until the call settles, even when nothing
-    /// else holds it.
+    /// else holds it. Settling handles what the workers sent before the
+    /// result (the aborts of calls the run left in flight) first.
     fn promise<'env>(self, env: &'env Env, runtime: Arc<Runtime>) -> Result<(Done, Object<'env>)> {
         let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
         let listening = self.listening;
         let settle: Done = Box::new(move |result: RunResult| {
-            let _runtime = runtime;
             let json = result.to_json();
             deferred.resolve(move |env| {
+                // The worker sent the aborts of the run's calls still in
+                // flight before this result: their signals fire first.
+                runtime.channel.drain(&env);
                 if let Some((signal, listener)) = listening {
                     unwatch_signal(&env, &signal, &listener);
                     // The reference is strong: without this, every signal

@@ -142,6 +142,13 @@ impl<M: Send + 'static> Channel<M> {
         }
     }
 
+    /// On the JavaScript thread: handles every message waiting now, whoever
+    /// was to handle it (a result about to settle handles the aborts a
+    /// worker sent before it, so that they come first).
+    pub fn drain(&self, env: &Env) {
+        self.inner.handle_waiting(env, Drain::Only);
+    }
+
     /// Releases the threadsafe function. Queued messages are still handled.
     pub fn close(&self) {
         if let Some(raw) = self.inner.raw.lock().take() {
@@ -166,19 +173,29 @@ impl<M> Poller<M> {
     /// whether this thread keeps polling (senders then do not wake it).
     pub fn poll(&self, env: &Env, keep_polling: bool) {
         if let Some(inner) = self.inner.upgrade() {
-            inner.handle_waiting(env, Some(keep_polling));
+            inner.handle_waiting(env, Drain::Polling(keep_polling));
         }
     }
 }
 
+/// Who handles the waiting messages, and what that says about the channel.
+enum Drain {
+    /// The threadsafe function's call: the signal it answers is spent.
+    Signal,
+    /// A polling turn: whether this thread keeps polling.
+    Polling(bool),
+    /// Neither: the flags stay as they are.
+    Only,
+}
+
 impl<M> Inner<M> {
-    fn handle_waiting(&self, env: &Env, polling: Option<bool>) {
+    fn handle_waiting(&self, env: &Env, drain: Drain) {
         let messages = {
             let mut queue = self.queue.lock();
-            if let Some(polling) = polling {
-                queue.polling = polling;
-            } else {
-                queue.signalled = false;
+            match drain {
+                Drain::Signal => queue.signalled = false,
+                Drain::Polling(polling) => queue.polling = polling,
+                Drain::Only => {}
             }
             std::mem::take(&mut queue.messages)
         };
@@ -209,5 +226,5 @@ unsafe extern "C" fn call_js<M>(
         return;
     }
     let env = Env::from_raw(env);
-    inner.handle_waiting(&env, None);
+    inner.handle_waiting(&env, Drain::Signal);
 }
