@@ -2985,8 +2985,12 @@ static inline void set_value(JSContext *ctx, JSValue *pval, JSValue new_val)
        stack slot the previous opcode wrote word by word; reading it as one
        16-byte load defeats store-to-load forwarding (a stall of about ten
        cycles per store of a local). */
+#if (defined(JS_NAN_BOXING) && JS_NAN_BOXING) || defined(JS_CHECK_JSVALUE)
+    *pval = new_val; /* one word, or not a struct */
+#else
     pval->u = new_val.u;
     pval->tag = new_val.tag;
+#endif
     js_free_value_inline(ctx, old_val);
 }
 
