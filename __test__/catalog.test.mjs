@@ -4,17 +4,10 @@
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 
-import { ATTEMPT, RECOVERY, codeModeFactory, tool, unknownToolId } from './helpers.mjs'
+import { attemptValue as value, codeModeFactory, RECOVERY, tool, unknownToolId } from './helpers.mjs'
 
 const codeModes = codeModeFactory()
 after(() => codeModes.closeAll())
-
-/** Runs `code` (with the ATTEMPT prelude) and returns the completed value. */
-async function value(run, code, call) {
-  const result = await run.exec({ code: ATTEMPT + code }, call)
-  assert.equal(result.status, 'completed', result.error)
-  return result.value
-}
 
 const ids = (entries) => entries.map((entry) => entry.id)
 

@@ -1,5 +1,6 @@
 // Helpers shared by the test files: the binding, tool fixtures, code-mode
 // instances that close together, and guest snippets.
+import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
@@ -77,6 +78,13 @@ const attempt = async (fn) => {
   }
 }
 `
+
+/** Runs `code` (with the ATTEMPT prelude) and returns the completed value. */
+export async function attemptValue(run, code, call) {
+  const result = await run.exec({ code: ATTEMPT + code }, call)
+  assert.equal(result.status, 'completed', result.error)
+  return result.value
+}
 
 /**
  * Watches a nested call's AbortSignal: `fired` resolves once its 'abort'
