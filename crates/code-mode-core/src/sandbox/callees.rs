@@ -41,13 +41,16 @@ enum Callee {
 pub(super) fn scan(script: &str) -> Vec<Site> {
     let bytes = script.as_bytes();
     let mut sites = Vec::new();
-    let (mut line, mut line_start) = (1u32, 0usize);
+    let mut line = 1u32;
+    // The column is counted in characters, up to where it was last counted
+    // on this line: one pass over the script, however many sites it has.
+    let (mut counted_to, mut column) = (0usize, 1u32);
     let mut i = 0;
     while i < bytes.len() && sites.len() < MAX_SITES {
         let byte = bytes[i];
         if byte == b'\n' {
             line += 1;
-            line_start = i + 1;
+            (counted_to, column) = (i + 1, 1);
             i += 1;
             continue;
         }
@@ -62,8 +65,9 @@ pub(super) fn scan(script: &str) -> Vec<Site> {
             i += 1;
             continue;
         };
-        let column = script[line_start..i].chars().count() as u32 + 1;
         if let Some(callee) = callee_at(bytes, i, length) {
+            column += script[counted_to..i].chars().count() as u32;
+            counted_to = i;
             sites.push(Site {
                 line,
                 column,
@@ -244,5 +248,19 @@ mod tests {
         assert_eq!(scan(&script).len(), super::MAX_SITES);
         let long = format!("tools.{}()", "n".repeat(200));
         assert!(scan(&long).is_empty());
+    }
+
+    #[test]
+    fn columns_count_characters_once_per_line() {
+        // 1.5 MiB of `tools ` on one line: no site (counting from the
+        // line's start at each occurrence was 10^11 steps).
+        let script = "tools ".repeat(1 << 18);
+        assert!(scan(&script).is_empty());
+        let script = format!("{}tools.a(); tools.b()", "é".repeat(1000));
+        let sites = scan(&script);
+        assert_eq!(
+            sites.iter().map(|s| s.column).collect::<Vec<_>>(),
+            [1001, 1012]
+        );
     }
 }
