@@ -1,6 +1,7 @@
 // Nested calls through the gateway's executeTool and their failures
 // (docs/nested-calls.md); events and transcript are in nested-events.test.mjs.
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { after, describe, test } from 'node:test'
 
 import { attemptValue as value, codeModeFactory, deferred, tool, unknownToolId } from './helpers.mjs'
@@ -368,4 +369,43 @@ describe('nested call failures (docs/nested-calls.md)', () => {
     assert.deepEqual(got[3], ['openclaw:core:read'])
     assert.deepEqual(executed, [])
   })
+})
+
+describe('hand-offs between a worker and the Node thread (docs/nested-calls.md)', () => {
+  // Whether hand-offs poll or block is measured while calls flow; the test
+  // machine may be idle or busy, so both ways are forced here, each in a
+  // process of its own (the setting is read once per process).
+  for (const handOffs of ['block', 'poll']) {
+    test(`with CODE_MODE_HAND_OFFS=${handOffs}, sequential, parallel, slow and aborted calls all settle`, () => {
+      const index = JSON.stringify(new URL('../index.js', import.meta.url).pathname)
+      const child = spawnSync(process.execPath, ['-e', `
+        const b = require(${index})
+        const cm = b.createCodeMode({ config: { enabled: true, maxPendingToolCalls: 64 } })
+        const tools = ['echo', 'slow', 'hang'].map((name) => ({ name, description: '', source: 'openclaw' }))
+        const executeTool = (call) => {
+          if (call.name === 'echo') return call.input
+          if (call.name === 'slow') return new Promise((resolve) => setTimeout(() => resolve(call.input), 3))
+          return new Promise((resolve, reject) => call.signal.addEventListener('abort', () => reject(new Error('stopped'))))
+        }
+        const run = cm.prepareRun({ runId: 'r', tools, executeTool })
+        ;(async () => {
+          const results = []
+          for (let i = 0; i < 5; i++) {
+            results.push(await run.exec({ code: 'let s = 0; for (let i = 0; i < 200; i++) s += (await tools.echo({ n: i })).n; return s' }))
+          }
+          results.push(await run.exec({ code: 'const all = await Promise.all(Array.from({ length: 50 }, (_, n) => tools.echo({ n }))); return all.reduce((s, r) => s + r.n, 0)' }))
+          results.push(await run.exec({ code: 'let s = 0; for (let i = 0; i < 5; i++) s += (await tools.slow({ n: i })).n; return s' }))
+          const controller = new AbortController()
+          const hung = run.exec({ code: 'await tools.hang({}); return 1' }, { signal: controller.signal })
+          setTimeout(() => controller.abort(), 20)
+          results.push(await hung)
+          await cm.close()
+          console.log(JSON.stringify(results.map((r) => [r.status, r.value ?? r.code ?? null])))
+        })()`], { encoding: 'utf8', timeout: 60000, env: { ...process.env, CODE_MODE_HAND_OFFS: handOffs } })
+      assert.equal(child.error, undefined, String(child.error))
+      assert.equal(child.status, 0, child.stderr)
+      const sequential = Array(5).fill(['completed', 19900])
+      assert.deepEqual(JSON.parse(child.stdout), [...sequential, ['completed', 1225], ['completed', 10], ['failed', 'aborted']])
+    })
+  }
 })

@@ -64,15 +64,15 @@
   // activity: the event loop keeps turning (and serving I/O); it only skips
   // the sleep whose wake-up would cost tens of microseconds per call. Each
   // turn takes what the workers sent (poll(true)): while this thread polls,
-  // they do not wake it. poll(false) ends the polling and takes what raced
-  // with the end.
+  // they do not wake it. poll(true) answers false when polling does not pay
+  // (other processes want the cores: nested-calls.md). poll(false) ends the
+  // polling and takes what raced with the end.
   let hotUntil = 0
   let hot = false
   function tick() {
     let more = false
     try {
-      poll(true)
-      more = now() < hotUntil
+      more = poll(true) && now() < hotUntil
     } catch (error) {
       reportError('the host bridge could not poll', error)
     }

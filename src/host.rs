@@ -228,16 +228,19 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
     // host.js's keep-hot turns: say where this thread runs, yield the turn
     // while a worker waiting for it shares its core (that worker then runs
     // and steps aside: `runs::host_turn`), and handle what the workers sent,
-    // saying whether this thread keeps polling. It does not yield
-    // otherwise: a thread that yields to a thread computing on its core
-    // gets the core back only when that one's time slice ends.
-    let poll = env.create_function_from_closure::<(), (), _>("codeModePoll", move |ctx| {
-        let keep_polling: bool = ctx.get(0)?;
-        if keep_polling && code_mode_core::runs::host_turn() {
+    // saying whether this thread keeps polling, which it answers to
+    // host.js. It does not yield otherwise: a thread that yields to a thread
+    // computing on its core gets the core back only when that one's time
+    // slice ends. On a busy machine (`runs::hand_offs_block`) it stops
+    // polling: the worker waiting for it runs on its core when it sleeps.
+    let poll = env.create_function_from_closure::<(), bool, _>("codeModePoll", move |ctx| {
+        let wants_polling: bool = ctx.get(0)?;
+        let keep_polling = wants_polling && !code_mode_core::runs::hand_offs_block();
+        if code_mode_core::runs::host_turn() && keep_polling {
             std::thread::yield_now();
         }
         poller.poll(ctx.env, keep_polling);
-        Ok(())
+        Ok(keep_polling)
     })?;
     let constants = js::parse_json(
         env,

@@ -2,12 +2,13 @@
 // B2 cell N times back to back and prints the per-call distribution and, per
 // thread, the context switches (wake-ups) per nested call.
 //
-//   node bench/probe/b2.mjs [--runs N] [--workers N] [--product PATH] [--cell b2|b3]
+//   node bench/probe/b2.mjs [--runs N] [--workers N] [--product PATH] [--cell b2|b3] [--peer NAME]
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 
+import { PEERS } from '../contenders/index.mjs'
 import { createProduct, loadBinding } from '../contenders/product.mjs'
 import * as cells from '../lib/cells.mjs'
 import { summarize } from '../lib/stats.mjs'
@@ -19,6 +20,7 @@ const { values: args } = parseArgs({
     workers: { type: 'string' },
     product: { type: 'string', default: path.join(here, '../../index.js') },
     cell: { type: 'string', default: 'b2' },
+    peer: { type: 'string' },
   },
 })
 const runs = Number(args.runs)
@@ -38,11 +40,15 @@ function switches() {
   return out
 }
 
-const product = await createProduct({
-  name: 'product',
-  binding: loadBinding(args.product),
-  ...(args.workers ? { workerThreads: Number(args.workers) } : {}),
-})
+// --peer quickjs-wasi (or another peer of bench/contenders) probes that peer
+// instead, for a figure of the same cell in the same conditions.
+const product = args.peer
+  ? await PEERS[args.peer]()
+  : await createProduct({
+      name: 'product',
+      binding: loadBinding(args.product),
+      ...(args.workers ? { workerThreads: Number(args.workers) } : {}),
+    })
 for (let i = 0; i < 20; i++) await product.cell(cell.code)
 const before = switches()
 const times = []
@@ -64,4 +70,4 @@ for (const [key, a] of Object.entries(after)) {
   const n = (a.n - b.n) / calls
   if (v + n > 0.001) console.log(`  ${key.padEnd(28)} voluntary ${v.toFixed(3)}/call, involuntary ${n.toFixed(3)}/call`)
 }
-await product.close()
+await product.close?.()

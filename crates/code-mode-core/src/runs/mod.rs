@@ -23,7 +23,7 @@ pub use self::gate::Gate;
 pub use self::leg::Done;
 pub use self::request::{ExecRequest, WaitRequest};
 pub use self::store::Refusal;
-pub use self::worker::{abandoned_workers, host_turn};
+pub use self::worker::{abandoned_workers, hand_offs_block, host_turn};
 pub use crate::sandbox::{guest_globals, Control, Stop, Toolbox};
 
 use self::leg::Leg;

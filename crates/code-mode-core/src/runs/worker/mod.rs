@@ -18,11 +18,13 @@
 //! worker takes its place. Nothing waits on an abandoned thread, `close()`
 //! included.
 
+mod contention;
 mod cpus;
 mod fair;
 mod thread;
 mod watchdog;
 
+pub use contention::hand_offs_block;
 pub use cpus::host_turn;
 
 use std::collections::VecDeque;

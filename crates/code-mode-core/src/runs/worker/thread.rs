@@ -5,6 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::contention::{hand_offs_block, observe};
 use super::cpus::Presence;
 use super::{Pool, Slot};
 use crate::runs::host::Waker;
@@ -63,8 +64,16 @@ enum Polling {
     NextJob,
 }
 
-/// Polls the intake for up to `window`.
+/// Polls the intake for up to `window`, unless the machine is busy
+/// ([`hand_offs_block`]: the worker then sleeps at once, and the thread it
+/// waits for gets the core).
 fn poll_briefly(slot: &Slot, presence: &Presence, window: Duration, polling: Polling) {
+    if polling == Polling::Settlement {
+        observe();
+    }
+    if hand_offs_block() {
+        return;
+    }
     if polling == Polling::NextJob {
         let until = Instant::now() + window;
         while Instant::now() < until && !has_news(slot) {
@@ -121,8 +130,9 @@ impl Worker {
         loop {
             // While its runs await nested calls, never on the host's core.
             // A worker that starts a job (an exec, a wait) does not move:
-            // the host waits for its answer and has no use for the core.
-            if !self.slot.held.lock().is_empty() {
+            // the host waits for its answer and has no use for the core. On
+            // a busy machine it stays beside the host, taking turns.
+            if !hand_offs_block() && !self.slot.held.lock().is_empty() {
                 presence.step_aside();
             }
             if self.slot.abandoned.load(Ordering::Acquire) {
