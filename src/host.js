@@ -64,23 +64,31 @@
   // activity: the event loop keeps turning (and serving I/O); it only skips
   // the sleep whose wake-up would cost tens of microseconds per call. Each
   // turn takes what the workers sent (poll(true)): while this thread polls,
-  // they do not wake it. poll(true) answers false when polling does not pay
-  // (other processes want the cores: nested-calls.md). poll(false) ends the
-  // polling and takes what raced with the end.
+  // they do not wake it. poll(false) ends the polling and takes what raced
+  // with the end. poll(true) answers false when polling does not pay (other
+  // work wants the cores: nested-calls.md); it has then ended the polling
+  // itself, and no turn is kept hot for COLD_MS, so that a busy machine pays
+  // no setImmediate turn per call.
+  const COLD_MS = 20
   let hotUntil = 0
+  let coldUntil = 0
   let hot = false
   function tick() {
-    let more = false
+    let answer
     try {
-      more = poll(true) && now() < hotUntil
+      answer = poll(true)
     } catch (error) {
       reportError('the host bridge could not poll', error)
     }
-    if (more) {
+    if (answer === true && now() < hotUntil) {
       immediate(tick)
       return
     }
     hot = false
+    if (answer === false) {
+      coldUntil = now() + COLD_MS
+      return
+    }
     try {
       poll(false)
     } catch (error) {
@@ -88,8 +96,9 @@
     }
   }
   function keepHot() {
-    hotUntil = now() + HOT_MS
-    if (!hot) {
+    const at = now()
+    hotUntil = at + HOT_MS
+    if (!hot && at >= coldUntil) {
       hot = true
       immediate(tick)
     }
