@@ -52,12 +52,12 @@ mod floor {
 
     fn pin(cpu: Option<usize>) {
         let Some(cpu) = cpu else { return };
-        // SAFETY: plain data, set for this thread only.
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(cpu, &mut set);
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-        }
+        // SAFETY: `cpu_set_t` is plain data; all zeroes is the empty set.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        // SAFETY: sets one bit of a set we own (cores here are few).
+        unsafe { libc::CPU_SET(cpu, &mut set) };
+        // SAFETY: reads the set, for this thread only.
+        unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
     }
 
     /// Waits until `turn` holds `mine`.
