@@ -3,6 +3,7 @@
 // thread, the context switches (wake-ups) per nested call.
 //
 //   node bench/probe/b2.mjs [--runs N] [--workers N] [--product PATH] [--cell b2|b3] [--peer NAME]
+//                           [--between PEER] [--gc N] [--settle MS]   (with --expose-gc: two full collections every N runs, as the benchmark does between slices)
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -21,6 +22,9 @@ const { values: args } = parseArgs({
     product: { type: 'string', default: path.join(here, '../../index.js') },
     cell: { type: 'string', default: 'b2' },
     peer: { type: 'string' },
+    gc: { type: 'string' },
+    settle: { type: 'string' },
+    between: { type: 'string' },
   },
 })
 const runs = Number(args.runs)
@@ -52,16 +56,33 @@ const product = args.peer
 for (let i = 0; i < 20; i++) await product.cell(cell.code)
 const before = switches()
 const times = []
+const gcEvery = args.gc ? Number(args.gc) : 0
+// --between NAME: one untimed cell of that peer between runs, as the
+// benchmark's interleaved rounds do.
+const between = args.between ? await PEERS[args.between]() : null
+const afterGc = []
 for (let i = 0; i < runs; i++) {
+  const collected = gcEvery > 0 && i % gcEvery === 0
+  if (collected) {
+    globalThis.gc()
+    globalThis.gc()
+    if (args.settle) await new Promise((resolve) => setTimeout(resolve, Number(args.settle)))
+  }
+  if (between) await between.cell(cell.code)
   const start = performance.now()
   const value = await product.cell(cell.code)
   times.push(performance.now() - start)
+  if (collected) afterGc.push(times.at(-1))
   if (value !== cell.expect) throw new Error(`got ${value}`)
 }
 const after = switches()
 const s = summarize(times)
 const calls = runs * 100
 console.log(`${runs} runs: median ${(s.median * 10).toFixed(1)} µs/call, p95 ${(s.p95 * 10).toFixed(1)} µs/call, min ${(s.min * 10).toFixed(1)}, max ${(s.max * 10).toFixed(1)}; p95/median ${(s.p95 / s.median).toFixed(2)}`)
+if (afterGc.length) {
+  const a = summarize(afterGc)
+  console.log(`first run after gc(): median ${(a.median * 10).toFixed(1)} µs/call over ${afterGc.length} runs`)
+}
 const slow = times.filter((t) => t > s.median * 3).length
 console.log(`runs over 3x median: ${slow}`)
 for (const [key, a] of Object.entries(after)) {
