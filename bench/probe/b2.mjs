@@ -1,6 +1,7 @@
 // A probe of the nested-call round trip (B2 alone), for profiling: runs the
 // B2 cell N times back to back and prints the per-call distribution and, per
-// thread, the context switches (wake-ups) per nested call.
+// thread, the context switches (wake-ups), the time on a core and the time
+// waiting for one (run queue) per nested call.
 //
 //   node bench/probe/b2.mjs [--runs N] [--workers N] [--product PATH] [--cell b2|b3] [--peer NAME]
 //                           [--between PEER] [--gc N] [--settle MS]   (with --expose-gc: two full collections every N runs, as the benchmark does between slices)
@@ -39,7 +40,9 @@ function switches() {
     const v = Number(status.match(/^voluntary_ctxt_switches:\s*(\d+)/m)[1])
     const n = Number(status.match(/^nonvoluntary_ctxt_switches:\s*(\d+)/m)[1])
     const key = `${name}#${tid}`
-    out[key] = { v, n }
+    // On-core time and run-queue wait, in nanoseconds (Linux schedstat).
+    const [run, wait] = readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ').map(Number)
+    out[key] = { v, n, run, wait }
   }
   return out
 }
@@ -89,6 +92,10 @@ for (const [key, a] of Object.entries(after)) {
   const b = before[key] ?? { v: 0, n: 0 }
   const v = (a.v - b.v) / calls
   const n = (a.n - b.n) / calls
-  if (v + n > 0.001) console.log(`  ${key.padEnd(28)} voluntary ${v.toFixed(3)}/call, involuntary ${n.toFixed(3)}/call`)
+  const run = (a.run - (b.run ?? 0)) / calls / 1000
+  const wait = (a.wait - (b.wait ?? 0)) / calls / 1000
+  if (v + n > 0.001 || run > 0.05) {
+    console.log(`  ${key.padEnd(28)} voluntary ${v.toFixed(3)}/call, involuntary ${n.toFixed(3)}/call, on a core ${run.toFixed(2)} µs/call, waiting for one ${wait.toFixed(2)} µs/call`)
+  }
 }
 await product.close?.()
