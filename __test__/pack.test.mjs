@@ -1,7 +1,7 @@
 // The package as users get it: `npm pack` of the main package and of this
 // platform's binary package (npm/<platform>/), both installed from their
-// tarballs into an empty project, offline, and a cell run from there with
-// no Rust toolchain on PATH.
+// tarballs into an empty project, and a cell run from there, and the
+// package's command, with no Rust toolchain on PATH.
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -43,12 +43,25 @@ describe('the npm package', { skip: !platform && 'the binary package of this pla
 
     // The main package: the loader, the typings, and nothing built.
     const main = pack(root)
-    assert.deepEqual(main.files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'index.d.ts', 'index.js', 'package.json'])
+    assert.deepEqual(main.files, [
+      'CHANGELOG.md',
+      'LICENSE',
+      'README.md',
+      'cli/config.mjs',
+      'cli/demo-server.mjs',
+      'cli/main.mjs',
+      'cli/servers.mjs',
+      'cli/trace.mjs',
+      'index.d.ts',
+      'index.js',
+      'package.json',
+    ])
 
     const app = path.join(work, 'app')
     mkdirSync(app)
     writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
-    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', main.tarball, binary.tarball], { cwd: app, stdio: 'pipe' })
+    // The runner's one dependency (the MCP SDK) comes from npm's cache when it is there.
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', main.tarball, binary.tarball], { cwd: app, stdio: 'pipe' })
     writeFileSync(
       path.join(app, 'cell.mjs'),
       `
@@ -67,6 +80,15 @@ describe('the npm package', { skip: !platform && 'the binary package of this pla
     const ran = spawnSync(process.execPath, ['cell.mjs'], { cwd: app, encoding: 'utf8', env: { ...process.env, PATH: pathWithoutRust() } })
     assert.equal(ran.status, 0, ran.stderr)
     assert.deepEqual(JSON.parse(ran.stdout), ['completed', 42])
+    // The package's command, through npm's bin link, against its demo server.
+    const cli = spawnSync(path.join(app, 'node_modules', '.bin', 'code-mode'), ['run', '-', '--quiet'], {
+      cwd: app,
+      encoding: 'utf8',
+      input: 'return (await MCP.demo.add({ a: 20, b: 22 })).content[0].text',
+      env: { ...process.env, PATH: pathWithoutRust() },
+    })
+    assert.equal(cli.status, 0, cli.stderr)
+    assert.equal(JSON.parse(cli.stdout), '42')
     const cargo = spawnSync('cargo', ['--version'], { env: { ...process.env, PATH: pathWithoutRust() } })
     assert.ok(cargo.error, 'no cargo on the PATH the cell ran with')
   })

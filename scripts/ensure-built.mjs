@@ -8,10 +8,10 @@ import { fileURLToPath } from 'node:url'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const run = (command) => execSync(command, { cwd: root, stdio: 'inherit' })
 
-// Every devDependency: the build tools, TypeScript, and the MCP SDK and
-// server the demo, the examples and the end-to-end test use.
+// Every dependency: the MCP SDK (the runner's client), the build tools,
+// TypeScript, and the MCP server the examples and tests use.
 const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
-const needed = Object.keys(manifest.devDependencies ?? {})
+const needed = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.devDependencies ?? {})]
 const installed = needed.every((name) => existsSync(new URL(`../node_modules/${name}`, import.meta.url)))
 if (!installed) {
   run(existsSync(new URL('../package-lock.json', import.meta.url)) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund')
