@@ -3,7 +3,7 @@
 // stdin and TypeScript, parking, and each failure with its exit code.
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -146,5 +146,43 @@ describe('code-mode run', () => {
     assert.equal(status, 130, stderr)
     assert.match(stderr, /SIGINT: stopping the run and the servers/)
     assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, 'the demo server is gone')
+  })
+
+  test('Ctrl-C while a server is still starting stops at once and leaves no server running', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+    // A copy under a name of its own, to find its process.
+    const script = path.join(work, `silent-${process.pid}.mjs`)
+    copyFileSync(path.join(fixtures, 'silent-server.mjs'), script)
+    const running = () =>
+      readdirSync('/proc').filter((pid) => {
+        try {
+          return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(script)
+        } catch {
+          return false
+        }
+      })
+    const servers = config({ silent: { command: process.execPath, args: [script] } })
+    const child = spawn(process.execPath, [runner, 'run', '-', '--mcp-config', servers], { env: { ...process.env, NO_COLOR: '' } })
+    child.stdin.end('return 1')
+    let stderr = ''
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
+    // Until the server process exists (the runner waits up to 15 s for it to answer).
+    await new Promise((resolve, reject) => {
+      const poll = setInterval(() => {
+        if (stderr.includes('server silent: starting') && running().length > 0) {
+          clearInterval(poll)
+          resolve()
+        }
+      }, 20)
+      child.on('exit', () => {
+        clearInterval(poll)
+        reject(new Error(`exited early: ${stderr}`))
+      })
+    })
+    child.kill('SIGINT')
+    const status = await new Promise((resolve) => child.on('exit', (code) => resolve(code)))
+    assert.equal(status, 130, stderr)
+    assert.deepEqual(running(), [], 'the server was shut down')
   })
 })

@@ -138,7 +138,10 @@ export async function main(argv) {
   const controller = new AbortController()
   let interrupted = null
   const onSignal = (signal) => {
-    if (interrupted) return
+    if (interrupted) {
+      // A second signal while shutting down: leave at once.
+      process.exit(signal === 'SIGINT' ? EXIT.interrupted : EXIT.terminated)
+    }
     interrupted = signal
     trace.progress(`${signal}: stopping the run and the servers`)
     controller.abort()
@@ -150,7 +153,7 @@ export async function main(argv) {
   let codeMode = null
   try {
     try {
-      servers = await startServers(specs, { timeoutMs: options.serverTimeoutMs, trace })
+      servers = await startServers(specs, { timeoutMs: options.serverTimeoutMs, trace, signal: controller.signal })
     } catch (error) {
       if (!(error instanceof ServerError)) throw error
       if (interrupted) return interrupted === 'SIGINT' ? EXIT.interrupted : EXIT.terminated

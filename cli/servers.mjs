@@ -79,17 +79,27 @@ class Server {
 /**
  * Starts every server of `specs` at once. Resolves to { tools, executeTool,
  * crashed(), close() }; rejects with a ServerError (after shutting down the
- * ones that started) when one fails to start or does not answer in time.
+ * ones that started) when one fails to start or does not answer in time, or
+ * when `signal` aborts first.
  */
-export async function startServers(specs, { timeoutMs, trace }) {
+export async function startServers(specs, { timeoutMs, trace, signal }) {
   const servers = specs.map((spec) => new Server(spec, trace))
   const close = () => Promise.all(servers.map((s) => s.close()))
   let listings
+  let onAbort
   try {
-    listings = await Promise.all(servers.map((s) => s.start(timeoutMs)))
+    // An abort (Ctrl-C) while servers start stops waiting for them at once.
+    const aborted = new Promise((_, reject) => {
+      onAbort = () => reject(new ServerError('*', 'start was interrupted'))
+      if (signal?.aborted) onAbort()
+      signal?.addEventListener('abort', onAbort, { once: true })
+    })
+    listings = await Promise.race([Promise.all(servers.map((s) => s.start(timeoutMs))), aborted])
   } catch (error) {
     await close()
     throw error
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
   }
   const tools = []
   const routes = new Map()
