@@ -90,7 +90,9 @@ describe('code-mode run', () => {
   test('bad usage and bad configs exit 2 with a message naming what to fix', () => {
     const cases = [
       [['run', '-', '--nope'], /Unknown option '--nope'/],
-      [['walk'], /unknown command "walk": the command is run/],
+      [['walk'], /unknown command "walk": the commands are run and serve/],
+      [['serve', 'cell.js'], /serve takes no cell; unexpected "cell.js"/],
+      [['serve', '--typescript'], /--typescript is an option of run, not serve/],
       [['run', '-', '--timeout-ms', 'soon'], /--timeout-ms: expected a whole number, got "soon"/],
       [['run', path.join(work, 'missing.js')], /cannot read the cell .*missing\.js: ENOENT/],
       [['run', '-', '--mcp-config', file('{ not json', '.json')], /is not JSON/],
@@ -107,7 +109,7 @@ describe('code-mode run', () => {
     }
     const help = run(['--help'])
     assert.equal(help.status, 0)
-    assert.match(help.stdout, /^Usage: code-mode run \[FILE \| -\] \[options\]/)
+    assert.match(help.stdout, /^Usage: code-mode run \[FILE \| -\] \[options\]\n {7}code-mode serve \[options\]/)
   })
 
   test('a server that fails to start, or never answers, exits 3', () => {

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// `code-mode run`: runs one code-mode cell against MCP servers from the
-// command line, the way a gateway would (docs/cli.md). The cell's final
-// result goes to stdout as JSON; progress and a readable trace go to stderr.
+// The package's command (docs/cli.md). `code-mode run` runs one code-mode
+// cell against MCP servers, the way a gateway would: the cell's final result
+// goes to stdout as JSON, progress and a readable trace to stderr.
+// `code-mode serve` is an MCP server whose tools are exec and wait
+// (serve.mjs).
 import { readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -9,27 +11,31 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 
 import { ConfigError, readConfig } from './config.mjs'
+import { EXIT } from './exit.mjs'
+import { serve } from './serve.mjs'
 import { ServerError, startServers } from './servers.mjs'
 import { createTrace } from './trace.mjs'
 
 const require = createRequire(import.meta.url)
 const here = path.dirname(fileURLToPath(import.meta.url))
 
-/** Exit codes, documented in docs/cli.md. */
-export const EXIT = { ok: 0, cellFailed: 1, usage: 2, serverStart: 3, serverCrashed: 4, interrupted: 130, terminated: 143 }
 
 const USAGE = `Usage: code-mode run [FILE | -] [options]
+       code-mode serve [options]
 
-Runs a code-mode cell (the body of an async function, JavaScript or
-TypeScript) against the tools of MCP servers, through MCP.<server>.<tool>()
-and tools.*. Without FILE, or with -, the cell is read from stdin.
+run    Runs a code-mode cell (the body of an async function, JavaScript or
+       TypeScript) against the tools of MCP servers, through
+       MCP.<server>.<tool>() and tools.*, and prints its result. Without
+       FILE, or with -, the cell is read from stdin.
+serve  Is an MCP server over stdio whose tools are exec and wait: any MCP
+       client gets code mode over the servers of --mcp-config.
 
 Options:
   --mcp-config PATH          MCP servers in the "mcpServers" format (stdio:
                              command, args, env, cwd); default: a built-in
                              demo server
-  --typescript               the cell is TypeScript (also for .ts/.mts/.cts)
-  --json                     print the whole result object, not only the value
+  --typescript               run: the cell is TypeScript (also .ts/.mts/.cts)
+  --json                     run: print the whole result, not only the value
   --timeout-ms N             budget of each exec and wait (default 10000)
   --memory-limit-bytes N     the VM's memory limit
   --max-output-bytes N       the cell's output limit
@@ -76,8 +82,14 @@ function parse(argv) {
   const { values, positionals } = parsed
   if (values.help || values.version) return { values, positionals }
   const [command, file, ...rest] = positionals
-  if (command !== 'run') throw new UsageError(command === undefined ? 'missing the command: code-mode run [FILE]' : `unknown command "${command}": the command is run`)
+  if (command !== 'run' && command !== 'serve') {
+    throw new UsageError(command === undefined ? 'missing the command: code-mode run [FILE] or code-mode serve' : `unknown command "${command}": the commands are run and serve`)
+  }
+  if (command === 'serve' && file !== undefined) throw new UsageError(`serve takes no cell; unexpected "${file}"`)
   if (rest.length > 0) throw new UsageError(`one cell per run; unexpected ${rest.map((r) => `"${r}"`).join(', ')}`)
+  for (const flag of ['typescript', 'json']) {
+    if (command === 'serve' && values[flag]) throw new UsageError(`--${flag} is an option of run, not serve`)
+  }
   const integer = (name) => {
     const text = values[name]
     if (text === undefined) return undefined
@@ -89,7 +101,7 @@ function parse(argv) {
     const value = integer(name)
     if (value !== undefined) limits[field] = value
   }
-  return { values, file, limits, serverTimeoutMs: integer('server-timeout-ms') ?? 15000 }
+  return { command, values, file, limits, serverTimeoutMs: integer('server-timeout-ms') ?? 15000 }
 }
 
 function readCell(file) {
@@ -120,7 +132,7 @@ export async function main(argv) {
       process.stdout.write(`${require('../package.json').version}\n`)
       return EXIT.ok
     }
-    code = readCell(options.file)
+    if (options.command === 'run') code = readCell(options.file)
     specs = options.values['mcp-config'] ? readConfig(options.values['mcp-config']) : DEMO
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {
@@ -130,6 +142,7 @@ export async function main(argv) {
     }
     throw error
   }
+  if (options.command === 'serve') return serve({ specs, limits: options.limits, serverTimeoutMs: options.serverTimeoutMs, quiet: options.values.quiet, demo: !options.values['mcp-config'] })
   const trace = createTrace({ quiet: options.values.quiet })
   const typescript = options.values.typescript || /\.[cm]?ts$/.test(options.file ?? '')
   if (!options.values['mcp-config']) trace.progress('no --mcp-config: using the built-in demo server (MCP.demo)')
@@ -205,7 +218,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(path.reso
     },
     (error) => {
       process.stderr.write(`code-mode: internal error: ${error?.stack ?? error}\n`)
-      process.exitCode = 70
+      process.exitCode = EXIT.internal
     },
   )
 }

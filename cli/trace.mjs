@@ -45,7 +45,8 @@ export function createTrace({ quiet = false, stream = process.stderr } = {}) {
       else say(dim(`code-mode: still waiting on ${pending} (wait ${waits})`))
     },
     result(result, ms) {
-      if (result.status === 'completed') say(green(`code-mode: completed in ${ms.toFixed(1)} ms`))
+      if (result.status === 'completed') say(green(`code-mode: completed${Number.isFinite(ms) ? ` in ${ms.toFixed(1)} ms` : ''}`))
+      else if (result.status === 'waiting') say(dim(`code-mode: parked as ${result.runId}`))
       else say(red(`code-mode: ${result.status}${result.code ? ` (${result.code})` : ''}: ${result.error ?? ''}`))
     },
   }

@@ -1,0 +1,2 @@
+// The command's exit codes (docs/cli.md).
+export const EXIT = { ok: 0, cellFailed: 1, usage: 2, serverStart: 3, serverCrashed: 4, internal: 70, interrupted: 130, terminated: 143 }
