@@ -86,6 +86,10 @@ export async function serve({ specs, limits, serverTimeoutMs, quiet, demo }) {
       return { content: [{ type: 'text', text: JSON.stringify(result) }], isError: result.status === 'failed' }
     })
     server.onclose = () => stopped()
+    // The client went away (its end of stdin closed): the SDK's transport does
+    // not report that, and the downstream servers must not outlive it.
+    process.stdin.once('end', () => stopped())
+    process.stdin.once('close', () => stopped())
     await server.connect(new StdioServerTransport())
     trace.progress(`serving exec and wait over stdio; ${servers.tools.length} MCP operations behind them`)
     await stopping
