@@ -145,6 +145,24 @@ describe('the enabled model surface (docs/surface.md)', () => {
     }
   })
 
+  test('exec property descriptions teach the model what is true for this run', () => {
+    const props = (config, tools = [READ]) => codeModes.enabled(config).prepareRun({ runId: 'r', tools, executeTool: echo }).modelTools[0].parameters.properties
+    // What OpenClaw's own tests ask of them.
+    const plain = props({})
+    assert.match(plain.code.description, /`tools\.search`, `tools\.describe`, `tools\.call`/)
+    assert.match(plain.code.description, /`ALL_TOOLS` lists them/)
+    assert.match(plain.code.description, /Modules are unavailable \(no `require`\/`import`\)/)
+    assert.match(plain.language.description, /`javascript`.*`typescript`/)
+    // MCP and API only with MCP tools; namespaces only when visible.
+    assert.doesNotMatch(plain.code.description, /MCP|API|namespace/)
+    const mcp = tool('gh__create_issue', { source: 'mcp', sourceName: 'gh', mcp: { server: 'gh', tool: 'create_issue' }, parameters: { type: 'object' } })
+    assert.match(props({}, [READ, mcp]).code.description, / MCP tools: `MCP\.<server>\.<tool>\(input\)`; declarations via `API\.read`\.$/)
+    // One language: the text says so.
+    assert.match(props({ languages: ['javascript'] }).code.description, /^JavaScript program: /)
+    assert.equal(props({ languages: ['javascript'] }).language.description, 'Only `javascript`.')
+    assert.equal(props({ languages: ['typescript'] }).language.description, 'Only `typescript` (types stripped, not checked); pass it on every call.')
+  })
+
   test('wait schema requires runId', () => {
     const wait = run.modelTools[1]
     assert.equal(wait.name, 'wait')

@@ -117,11 +117,8 @@ fn did_you_mean(suggestions: &[&str]) -> String {
 
 // --- What the model sees ---
 
-pub const EXEC_CODE_PARAM: &str =
-    "Program source, run as the body of an async function: top-level await and return work.";
 pub const EXEC_COMMAND_PARAM: &str =
     "Alias of code for callers that name the program command; when both are given they must match.";
-pub const EXEC_LANGUAGE_PARAM: &str = "Language of the source.";
 pub const EXEC_RESTART_SAFE_PARAM: &str =
     "Set true when the program must be safe to rerun: it may only search, describe, yield and call replay-safe tools.";
 pub const WAIT_RUN_ID_PARAM: &str = "The runId of a waiting exec or wait result.";
@@ -145,6 +142,51 @@ pub fn exec_language(enabled: &[&str]) -> String {
         "; pass it on every call"
     };
     format!("`language` accepts only {}{default}.", quoted.join(" or "))
+}
+
+/// The exec schema's `code` description for this run: the languages it
+/// accepts, how a cell ends, the catalog and `ALL_TOOLS`, no modules; the MCP
+/// namespace only when the run has MCP tools, plugin namespaces only when
+/// visible (by global name).
+pub fn exec_code_param(languages: &[&str], has_mcp: bool, namespaces: &[&str]) -> String {
+    let program = match (
+        languages.contains(&"javascript"),
+        languages.contains(&"typescript"),
+    ) {
+        (true, true) => "JavaScript or TypeScript program",
+        (false, true) => "TypeScript program",
+        _ => "JavaScript program",
+    };
+    let mut text = format!(
+        "{program}: the body of an async function (top-level await; `return` the result). \
+         Call tools via `tools.search`, `tools.describe`, `tools.call` or `tools.<name>(input)`; `ALL_TOOLS` lists them. \
+         Modules are unavailable (no `require`/`import`)."
+    );
+    if has_mcp {
+        text.push_str(" MCP tools: `MCP.<server>.<tool>(input)`; declarations via `API.read`.");
+    }
+    if !namespaces.is_empty() {
+        let names: Vec<String> = namespaces.iter().map(|name| format!("`{name}`")).collect();
+        text.push_str(&format!(
+            " Plugin namespaces (globals): {}.",
+            names.join(", ")
+        ));
+    }
+    text
+}
+
+/// The exec schema's `language` description: the enabled languages, the
+/// default, and that TypeScript's types are stripped, not checked.
+pub fn exec_language_param(languages: &[&str]) -> String {
+    const TYPESCRIPT: &str = "`typescript` (types stripped, not checked)";
+    match (
+        languages.contains(&"javascript"),
+        languages.contains(&"typescript"),
+    ) {
+        (true, true) => format!("`javascript` (default) or {TYPESCRIPT}."),
+        (false, true) => format!("Only {TYPESCRIPT}; pass it on every call."),
+        _ => "Only `javascript`.".to_owned(),
+    }
 }
 
 /// `- <globalName>: <description>`, or `- <globalName>` without a description.

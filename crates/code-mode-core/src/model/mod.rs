@@ -54,18 +54,24 @@ pub struct NamespacePrompt {
 
 /// The exec input schema: `code` or `command` (neither is `required`, one of
 /// them must be given), a flat `language` enum of the enabled languages, and
-/// `restartSafe`.
-pub fn exec_parameters(languages: &[Language]) -> Value {
-    let names: Vec<&str> = enabled(languages).iter().map(|l| l.as_str()).collect();
+/// `restartSafe`. The `code` and `language` descriptions are written for this
+/// run (its languages, MCP tools and visible namespaces).
+pub fn exec_parameters(ctx: &DescriptionContext) -> Value {
+    let names: Vec<&str> = enabled(&ctx.languages).iter().map(|l| l.as_str()).collect();
+    let namespaces: Vec<&str> = ctx
+        .namespaces
+        .iter()
+        .map(|n| n.global_name.as_str())
+        .collect();
     json!({
         "type": "object",
         "properties": {
-            "code": {"type": "string", "description": messages::EXEC_CODE_PARAM},
+            "code": {"type": "string", "description": messages::exec_code_param(&names, ctx.has_mcp, &namespaces)},
             "command": {"type": "string", "description": messages::EXEC_COMMAND_PARAM},
             "language": {
                 "type": "string",
                 "enum": names,
-                "description": messages::EXEC_LANGUAGE_PARAM,
+                "description": messages::exec_language_param(&names),
             },
             "restartSafe": {"type": "boolean", "description": messages::EXEC_RESTART_SAFE_PARAM},
         },
@@ -178,7 +184,7 @@ pub fn model_tools(
     active: bool,
     tools: &[ToolSpec],
     exec_description: String,
-    languages: &[Language],
+    ctx: &DescriptionContext,
 ) -> Vec<ModelTool> {
     if !active {
         return tools.iter().map(definition).collect();
@@ -187,7 +193,7 @@ pub fn model_tools(
         ModelTool {
             name: EXEC.to_owned(),
             description: exec_description,
-            parameters: exec_parameters(languages),
+            parameters: exec_parameters(ctx),
             tool_kind: Some(EXEC_TOOL_KIND),
         },
         ModelTool {

@@ -50,7 +50,7 @@ pub fn plan_run(
         true => RunNamespaces::plan(registrations, &catalog),
         false => RunNamespaces::default(),
     });
-    let description = exec_description(&DescriptionContext {
+    let ctx = DescriptionContext {
         has_mcp: !mcp.is_empty(),
         mcp_servers: mcp.server_identifiers(),
         namespaces: namespaces
@@ -63,10 +63,11 @@ pub fn plan_run(
             })
             .collect(),
         languages: config.languages.clone(),
-    });
+    };
+    let description = exec_description(&ctx);
     let model_tools = match toolless {
         true => Vec::new(),
-        false => model_tools(active, tools, description, &config.languages),
+        false => model_tools(active, tools, description, &ctx),
     };
     let visible_tools: Vec<String> = model_tools.iter().map(|tool| tool.name.clone()).collect();
     let allowed_payload = visible_tools

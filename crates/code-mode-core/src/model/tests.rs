@@ -38,37 +38,94 @@ fn issues() -> NamespacePrompt {
     }
 }
 
+fn languages(languages: &[Language]) -> DescriptionContext {
+    DescriptionContext {
+        languages: languages.to_vec(),
+        ..DescriptionContext::default()
+    }
+}
+
 #[test]
 fn exec_schema_is_flat_and_lists_enabled_languages_in_config_order() {
-    let expected = |languages: Value| {
+    let expected = |names: &[&str]| {
         json!({
             "type": "object",
             "properties": {
-                "code": {"type": "string", "description": messages::EXEC_CODE_PARAM},
+                "code": {"type": "string", "description": messages::exec_code_param(names, false, &[])},
                 "command": {"type": "string", "description": messages::EXEC_COMMAND_PARAM},
                 "language": {
                     "type": "string",
-                    "enum": languages,
-                    "description": messages::EXEC_LANGUAGE_PARAM,
+                    "enum": names,
+                    "description": messages::exec_language_param(names),
                 },
                 "restartSafe": {"type": "boolean", "description": messages::EXEC_RESTART_SAFE_PARAM},
             },
             "additionalProperties": false,
         })
     };
-    let both = exec_parameters(&JS_TS);
-    assert_eq!(both, expected(json!(["javascript", "typescript"])));
-    assert_eq!(exec_parameters(&[]), both);
+    let both = exec_parameters(&context());
+    assert_eq!(both, expected(&["javascript", "typescript"]));
+    assert_eq!(exec_parameters(&languages(&[])), both);
     assert_eq!(
-        exec_parameters(&[Language::Typescript, Language::Javascript]),
-        expected(json!(["typescript", "javascript"]))
+        exec_parameters(&languages(&[Language::Typescript, Language::Javascript])),
+        expected(&["typescript", "javascript"])
     );
     assert_eq!(
-        exec_parameters(&[Language::Typescript]),
-        expected(json!(["typescript"]))
+        exec_parameters(&languages(&[Language::Typescript])),
+        expected(&["typescript"])
     );
     let text = both.to_string();
     assert!(!text.contains("required") && !text.contains("oneOf") && !text.contains("anyOf"));
+}
+
+#[test]
+fn exec_property_descriptions_teach_the_model_what_is_true_for_this_run() {
+    let code = |ctx: &DescriptionContext| {
+        exec_parameters(ctx)["properties"]["code"]["description"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let language = |ctx: &DescriptionContext| {
+        exec_parameters(ctx)["properties"]["language"]["description"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let plain = code(&context());
+    assert_eq!(
+        plain,
+        "JavaScript or TypeScript program: the body of an async function (top-level await; `return` the result). \
+         Call tools via `tools.search`, `tools.describe`, `tools.call` or `tools.<name>(input)`; `ALL_TOOLS` lists them. \
+         Modules are unavailable (no `require`/`import`)."
+    );
+    assert!(!plain.contains("MCP") && !plain.contains("API") && !plain.contains("namespace"));
+    let with_mcp = code(&DescriptionContext {
+        has_mcp: true,
+        ..context()
+    });
+    assert!(with_mcp
+        .ends_with(" MCP tools: `MCP.<server>.<tool>(input)`; declarations via `API.read`."));
+    let with_namespaces = code(&DescriptionContext {
+        namespaces: vec![issues()],
+        ..context()
+    });
+    assert!(with_namespaces.ends_with(" Plugin namespaces (globals): `Issues`."));
+    assert!(!with_namespaces.contains("MCP"));
+    assert!(code(&languages(&[Language::Javascript])).starts_with("JavaScript program:"));
+    assert!(code(&languages(&[Language::Typescript])).starts_with("TypeScript program:"));
+    assert_eq!(
+        language(&context()),
+        "`javascript` (default) or `typescript` (types stripped, not checked)."
+    );
+    assert_eq!(
+        language(&languages(&[Language::Javascript])),
+        "Only `javascript`."
+    );
+    assert_eq!(
+        language(&languages(&[Language::Typescript])),
+        "Only `typescript` (types stripped, not checked); pass it on every call."
+    );
 }
 
 #[test]
@@ -194,7 +251,7 @@ fn inactive_runs_show_their_tools_unchanged() {
     let mut read = tool("read", false);
     read.parameters = Some(json!({"type": "object", "required": ["path"]}));
     let tools = [read, tool("tool_search", false), tool("computer", true)];
-    let shown = model_tools(false, &tools, "unused".into(), &JS_TS);
+    let shown = model_tools(false, &tools, "unused".into(), &context());
     let names: Vec<&str> = shown.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["read", "tool_search", "computer"]);
     assert_eq!(
@@ -207,7 +264,7 @@ fn inactive_runs_show_their_tools_unchanged() {
     );
     assert_eq!(shown[2].description, "computer tool");
     assert!(shown.iter().all(|t| t.tool_kind.is_none()));
-    assert!(model_tools(false, &[], "unused".into(), &JS_TS).is_empty());
+    assert!(model_tools(false, &[], "unused".into(), &context()).is_empty());
 }
 
 #[test]
@@ -220,19 +277,12 @@ fn active_runs_show_exec_wait_and_direct_only_tools() {
         tool("wait", true),
         tool("canvas", true),
     ];
-    let shown = model_tools(
-        true,
-        &tools,
-        "the exec text".into(),
-        &[Language::Javascript],
-    );
+    let js = languages(&[Language::Javascript]);
+    let shown = model_tools(true, &tools, "the exec text".into(), &js);
     let names: Vec<&str> = shown.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["exec", "wait", "computer", "canvas"]);
     assert_eq!(shown[0].description, "the exec text");
-    assert_eq!(
-        shown[0].parameters,
-        exec_parameters(&[Language::Javascript])
-    );
+    assert_eq!(shown[0].parameters, exec_parameters(&js));
     assert_eq!(shown[1].parameters, wait_parameters());
     assert_eq!(shown[1].description, wait_description());
     assert_eq!(
