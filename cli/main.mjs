@@ -210,8 +210,16 @@ export async function main(argv) {
   }
 }
 
-// Run when started as a program (also through npm's bin link), not when imported.
-if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(path.resolve(process.argv[1]))) {
+/** Started as a program (also through npm's bin link), not imported. */
+function startedAsProgram() {
+  try {
+    return process.argv[1] !== undefined && fileURLToPath(import.meta.url) === realpathSync(path.resolve(process.argv[1]))
+  } catch {
+    return false
+  }
+}
+
+if (startedAsProgram()) {
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code
