@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 
 import { ConfigError, readConfig } from './config.mjs'
-import { EXIT } from './exit.mjs'
+import { EXIT, exitForSignal } from './exit.mjs'
 import { serve } from './serve.mjs'
 import { ServerError, startServers } from './servers.mjs'
 import { createTrace } from './trace.mjs'
@@ -153,7 +153,7 @@ export async function main(argv) {
   const onSignal = (signal) => {
     if (interrupted) {
       // A second signal while shutting down: leave at once.
-      process.exit(signal === 'SIGINT' ? EXIT.interrupted : EXIT.terminated)
+      process.exit(exitForSignal(signal))
     }
     interrupted = signal
     trace.progress(`${signal}: stopping the run and the servers`)
@@ -169,11 +169,11 @@ export async function main(argv) {
       servers = await startServers(specs, { timeoutMs: options.serverTimeoutMs, trace, signal: controller.signal })
     } catch (error) {
       if (!(error instanceof ServerError)) throw error
-      if (interrupted) return interrupted === 'SIGINT' ? EXIT.interrupted : EXIT.terminated
+      if (interrupted) return exitForSignal(interrupted)
       process.stderr.write(`code-mode: ${error.message}\n`)
       return EXIT.serverStart
     }
-    if (interrupted) return interrupted === 'SIGINT' ? EXIT.interrupted : EXIT.terminated
+    if (interrupted) return exitForSignal(interrupted)
     const { createCodeMode } = require('../index.js')
     codeMode = createCodeMode({ config: { enabled: true, timeoutMs: 10000, ...options.limits } })
     const run = codeMode.prepareRun({
@@ -195,7 +195,7 @@ export async function main(argv) {
     }
     trace.result(result, performance.now() - started)
     process.stdout.write(`${JSON.stringify(options.values.json ? result : result.status === 'completed' ? (result.value ?? null) : { status: result.status, code: result.code, error: result.error })}\n`)
-    if (interrupted) return interrupted === 'SIGINT' ? EXIT.interrupted : EXIT.terminated
+    if (interrupted) return exitForSignal(interrupted)
     const crashed = servers.crashed()
     if (crashed) {
       process.stderr.write(`code-mode: MCP server "${crashed.name}" exited during the run${crashed.stderrNote()}\n`)

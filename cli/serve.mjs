@@ -11,7 +11,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 
-import { EXIT } from './exit.mjs'
+import { EXIT, exitForSignal } from './exit.mjs'
 import { ServerError, startServers } from './servers.mjs'
 import { createTrace } from './trace.mjs'
 
@@ -36,7 +36,7 @@ export async function serve({ specs, limits, serverTimeoutMs, quiet, demo }) {
   let stopped
   const stopping = new Promise((resolve) => (stopped = resolve))
   const onSignal = (signal) => {
-    if (interrupted) process.exit(signal === 'SIGINT' ? EXIT.interrupted : EXIT.terminated)
+    if (interrupted) process.exit(exitForSignal(signal))
     interrupted = signal
     controller.abort()
     stopped()
@@ -52,7 +52,7 @@ export async function serve({ specs, limits, serverTimeoutMs, quiet, demo }) {
       servers = await startServers(specs, { timeoutMs: serverTimeoutMs, trace, signal: controller.signal })
     } catch (error) {
       if (!(error instanceof ServerError)) throw error
-      if (interrupted) return interrupted === 'SIGINT' ? EXIT.interrupted : EXIT.terminated
+      if (interrupted) return exitForSignal(interrupted)
       process.stderr.write(`code-mode: ${error.message}\n`)
       return EXIT.serverStart
     }
@@ -93,7 +93,7 @@ export async function serve({ specs, limits, serverTimeoutMs, quiet, demo }) {
     await server.connect(new StdioServerTransport())
     trace.progress(`serving exec and wait over stdio; ${servers.tools.length} MCP operations behind them`)
     await stopping
-    return interrupted ? (interrupted === 'SIGINT' ? EXIT.interrupted : EXIT.terminated) : EXIT.ok
+    return interrupted ? exitForSignal(interrupted) : EXIT.ok
   } finally {
     await server?.close().catch(() => {})
     await codeMode?.close()

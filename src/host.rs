@@ -236,7 +236,7 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
     let poll = env.create_function_from_closure::<(), bool, _>("codeModePoll", move |ctx| {
         let wants_polling: bool = ctx.get(0)?;
         let keep_polling = wants_polling && !code_mode_core::runs::hand_offs_block();
-        if code_mode_core::runs::host_turn() && keep_polling {
+        if keep_polling && code_mode_core::runs::host_turn() {
             std::thread::yield_now();
         }
         poller.poll(ctx.env, keep_polling);

@@ -35,6 +35,8 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
+use super::cpus::micros_since_epoch;
+
 /// How often the machine is looked at while nested calls flow: long enough
 /// for `/proc/stat`'s idle time, counted in 10 ms ticks per core, to be
 /// read within a fifth of a core.
@@ -62,7 +64,7 @@ static BLOCKING: AtomicBool = AtomicBool::new(false);
 static SHORT_WINDOWS: AtomicU64 = AtomicU64::new(0);
 
 /// When the machine is due to be looked at again, in microseconds since
-/// [`epoch`].
+/// [`micros_since_epoch`].
 static DUE: AtomicU64 = AtomicU64::new(0);
 
 /// The start of the current window.
@@ -80,15 +82,6 @@ struct Mark {
 struct Usage {
     idle: u64,
     process: u64,
-}
-
-fn epoch() -> Instant {
-    static EPOCH: OnceLock<Instant> = OnceLock::new();
-    *EPOCH.get_or_init(Instant::now)
-}
-
-fn micros_since_epoch() -> u64 {
-    u64::try_from(epoch().elapsed().as_micros()).unwrap_or(u64::MAX)
 }
 
 /// What `CODE_MODE_HAND_OFFS` asks for, read once per process: `poll` or

@@ -43,7 +43,9 @@ fn epoch() -> Instant {
     *EPOCH.get_or_init(Instant::now)
 }
 
-fn micros_since_epoch() -> u64 {
+/// Microseconds since the first call in this process (a monotonic clock
+/// that fits an atomic): also `contention.rs`'s.
+pub(super) fn micros_since_epoch() -> u64 {
     u64::try_from(epoch().elapsed().as_micros()).unwrap_or(u64::MAX)
 }
 
