@@ -152,6 +152,7 @@ describe('the enabled model surface (docs/surface.md)', () => {
     assert.match(plain.code.description, /`tools\.search`, `tools\.describe`, `tools\.call`/)
     assert.match(plain.code.description, /`ALL_TOOLS` lists them/)
     assert.match(plain.code.description, /Modules are unavailable \(no `require`\/`import`\)/)
+    assert.match(plain.code.description, /`setTimeout`\/`setInterval` work\./)
     assert.match(plain.language.description, /`javascript`.*`typescript`/)
     // MCP and API only with MCP tools; namespaces only when visible.
     assert.doesNotMatch(plain.code.description, /MCP|API|namespace/)

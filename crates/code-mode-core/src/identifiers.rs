@@ -21,14 +21,18 @@ pub const RESERVED_WORDS: [&str; 46] = [
 pub const UNSAFE_PROPERTIES: [&str; 4] = ["__proto__", "constructor", "prototype", "then"];
 
 /// The globals code mode gives every cell (and `globalThis`, `console`).
-pub const CODE_MODE_GLOBALS: [&str; 10] = [
+pub const CODE_MODE_GLOBALS: [&str; 14] = [
     "ALL_TOOLS",
     "API",
     "MCP",
+    "clearInterval",
+    "clearTimeout",
     "console",
     "globalThis",
     "json",
     "namespaces",
+    "setInterval",
+    "setTimeout",
     "text",
     "tools",
     "yield_control",

@@ -75,6 +75,25 @@ pub const MAX_QUERY_BYTES: usize = 4096;
 /// longer one is cut (on a character boundary) and ends with `…`.
 pub const MAX_YIELD_REASON_BYTES: usize = 1024;
 
+/// Live timers (`setTimeout`s not yet fired or cleared, `setInterval`s not
+/// cleared) one run may hold; one more throws an `Error` in the guest.
+pub const MAX_TIMERS: usize = 128;
+
+/// The longest timer delay or interval, in milliseconds (2^31 - 1, about 24.8
+/// days, as on the web and in Node); a longer one is this. A negative or
+/// non-numeric delay is 0.
+pub const MAX_TIMER_DELAY_MS: f64 = 2_147_483_647.0;
+
+/// The shortest `setInterval` period, in milliseconds; a shorter one is this.
+/// `setTimeout` has no minimum: a delay of 0 fires after the cell's current
+/// microtasks.
+pub const MIN_INTERVAL_MS: f64 = 10.0;
+
+/// Host bytes one live timer counts for in a parked run's size: its entry in
+/// the run's timer table and due-time queue (its callback and arguments live
+/// in the VM's heap, which is measured), plus its id in `pendingToolCalls`.
+pub const TIMER_HOST_BYTES: usize = 160;
+
 /// Parked runs one engine holds at once.
 pub const MAX_PARKED_RUNS: usize = 64;
 

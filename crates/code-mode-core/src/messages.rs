@@ -3,7 +3,8 @@
 
 use crate::limits::{
     MAX_DEPTH, MAX_OPENING_UNITS, MAX_REWRITTEN_CONSTRUCTS, MAX_SAME_NAME_PAIRS, MAX_SOURCE_BYTES,
-    NAMESPACE_CALLABLES, NAMESPACE_SCOPE_BYTES, NAMESPACE_SCOPE_DEPTH, NAMESPACE_SCOPE_NODES,
+    MAX_TIMERS, NAMESPACE_CALLABLES, NAMESPACE_SCOPE_BYTES, NAMESPACE_SCOPE_DEPTH,
+    NAMESPACE_SCOPE_NODES,
 };
 
 pub const MODULE_ACCESS_DISABLED: &str = "code mode module access is disabled.";
@@ -18,6 +19,15 @@ pub const OUTPUT_LIMIT: &str = "code mode output limit exceeded.";
 pub const CLOSED: &str = "code mode is closed.";
 pub const ABORTED: &str = "code mode run was aborted.";
 pub const PENDING_WITHOUT_HOST_WORK: &str = "code mode promise is pending without host work.";
+/// The `Error` of a timer armed past [`MAX_TIMERS`].
+pub fn too_many_timers() -> String {
+    format!("too many live timers: a code mode run holds at most {MAX_TIMERS} at once; clear one with clearTimeout or clearInterval first.")
+}
+
+/// The `TypeError` of `setTimeout`/`setInterval` called without a function.
+pub fn timer_callback(name: &str) -> String {
+    format!("{name} expects a function as its first argument; strings of code are not run.")
+}
 
 /// At most `max` bytes of `text` (cut on a character boundary), with `…`
 /// appended when cut: error texts are not an output channel.
@@ -160,7 +170,7 @@ pub fn exec_code_param(languages: &[&str], has_mcp: bool, namespaces: &[&str]) -
     let mut text = format!(
         "{program}: the body of an async function (top-level await; `return` the result). \
          Call tools via `tools.search`, `tools.describe`, `tools.call` or `tools.<name>(input)`; `ALL_TOOLS` lists them. \
-         Modules are unavailable (no `require`/`import`)."
+         Modules are unavailable (no `require`/`import`); `setTimeout`/`setInterval` work."
     );
     if has_mcp {
         text.push_str(" MCP tools: `MCP.<server>.<tool>(input)`; declarations via `API.read`.");

@@ -97,7 +97,7 @@ fn exec_property_descriptions_teach_the_model_what_is_true_for_this_run() {
         plain,
         "JavaScript or TypeScript program: the body of an async function (top-level await; `return` the result). \
          Call tools via `tools.search`, `tools.describe`, `tools.call` or `tools.<name>(input)`; `ALL_TOOLS` lists them. \
-         Modules are unavailable (no `require`/`import`)."
+         Modules are unavailable (no `require`/`import`); `setTimeout`/`setInterval` work."
     );
     assert!(!plain.contains("MCP") && !plain.contains("API") && !plain.contains("namespace"));
     let with_mcp = code(&DescriptionContext {

@@ -15,6 +15,8 @@ mod json;
 mod output;
 mod prelude;
 mod state;
+mod timer_table;
+mod timers;
 mod toolbox;
 mod vm;
 

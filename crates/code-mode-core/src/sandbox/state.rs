@@ -15,6 +15,7 @@ use super::callees::Site;
 use super::calls::CallTable;
 use super::control::Control;
 use super::output::OutputLog;
+use super::timer_table::TimerTable;
 use super::toolbox::Toolbox;
 
 pub(super) type SharedState = Rc<VmState>;
@@ -28,6 +29,8 @@ pub(super) struct VmState {
     pub(super) tag: RefCell<Option<Persistent<Function<'static>>>>,
     /// The run's nested calls and yields.
     pub(super) calls: RefCell<CallTable>,
+    /// The run's live timers.
+    pub(super) timers: RefCell<TimerTable>,
     /// The catalog and counters of the agent run the VM is bound to.
     pub(super) toolbox: RefCell<Option<Arc<Toolbox>>>,
     /// The tool calls the cell's script spells out, for its errors.

@@ -123,7 +123,7 @@ fn parked_run_parts() {
             "standard globals (intrinsics)",
             with_context - runtime_alone,
         ),
-        ("output globals (text, json, console)", blank - with_context),
+        ("output globals and timers", blank - with_context),
         ("tools, MCP, namespaces", bound - blank),
         ("the cell, parked at an await", parked - bound),
         ("total", parked),
@@ -135,4 +135,75 @@ fn parked_run_parts() {
         parked <= 128 * 1024,
         "a minimal parked run holds {parked} bytes"
     );
+}
+
+/// Timers fire only when due, earliest first, each after the microtasks
+/// queued before it; a waiting run lists them and counts their host bytes;
+/// the VM takes them along when it goes.
+#[test]
+fn timers_fire_when_due_in_due_order() {
+    use crate::limits::TIMER_HOST_BYTES;
+    use std::time::Instant;
+
+    let limits = VmLimits {
+        memory_bytes: 64 << 20,
+        stack_bytes: 1 << 20,
+        max_output_bytes: 1 << 16,
+        max_bridge_bytes: 1 << 20,
+    };
+    let script = crate::source::prepare(
+        "const order = []
+         setTimeout(() => order.push('late'), 40)
+         setTimeout(() => { order.push('zero'); Promise.resolve().then(() => order.push('micro')) }, 0)
+         setTimeout(() => order.push('zero2'), 0)
+         const tick = setInterval(() => { order.push('tick'); if (order.filter((x) => x === 'tick').length === 2) clearInterval(tick) }, 15)
+         await new Promise((r) => setTimeout(r, 60))
+         return order",
+        Language::Javascript,
+    )
+    .unwrap()
+    .script;
+    let mut vm = Vm::blank(limits.stack_bytes).unwrap();
+    vm.bind(limits, Arc::new(Control::default()), toolbox())
+        .unwrap();
+    let empty = vm.held_bytes();
+    assert!(matches!(vm.start(&script), CellOutcome::Pending));
+    // Five live timers, listed earliest first, none fired yet.
+    let pending: Vec<&str> = vm.pending_calls().iter().map(|call| call.method).collect();
+    assert_eq!(
+        pending,
+        [
+            "setTimeout",
+            "setTimeout",
+            "setInterval",
+            "setTimeout",
+            "setTimeout"
+        ]
+    );
+    assert!(vm.held_bytes() >= empty + 5 * TIMER_HOST_BYTES);
+    assert!(vm.has_host_work());
+    let mut legs = 0;
+    let outcome = loop {
+        let due = vm
+            .next_timer_due()
+            .expect("a timer is live while the cell waits");
+        if let Some(wait) = due.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+        legs += 1;
+        match vm.settle(Vec::new(), false) {
+            CellOutcome::Pending => assert!(legs < 100),
+            outcome => break outcome,
+        }
+    };
+    let CellOutcome::Completed(value) = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(
+        value.get(),
+        r#"["zero","micro","zero2","tick","tick","late"]"#
+    );
+    // Every timer fired or was cleared.
+    assert!(vm.next_timer_due().is_none());
+    assert_eq!(vm.held_bytes(), empty);
 }

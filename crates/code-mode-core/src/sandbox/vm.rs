@@ -2,6 +2,7 @@
 
 use std::rc::Rc;
 use std::sync::Arc;
+use std::time::Instant;
 
 use rquickjs::context::intrinsic;
 use rquickjs::context::EvalOptions;
@@ -21,8 +22,9 @@ use super::errors::{self, CELL_FILE};
 use super::json::{to_json, ConvertError, Depth};
 use super::prelude;
 use super::state::{SharedState, VmState};
+use super::timers;
 use super::toolbox::Toolbox;
-use crate::result::{ErrorCode, Output};
+use crate::result::{ErrorCode, Output, PendingCall};
 
 // The vendored QuickJS's interrupt flag (vendor/rquickjs-sys/PATCHES.md): while
 // the word is nonzero, every interrupt poll calls the handler.
@@ -72,6 +74,8 @@ pub struct Vm {
     runtime: Runtime,
     meter: Arc<Meter>,
     state: SharedState,
+    /// What a timer callback threw: the cell fails with it.
+    uncaught: Option<String>,
 }
 
 // SAFETY: what keeps a `Vm` from being `Send` is the `Rc<VmState>` in `state`
@@ -100,7 +104,8 @@ impl Vm {
             let prototype: Object = object.get("prototype")?;
             let to_string: Function = prototype.get("toString")?;
             *state.tag.borrow_mut() = Some(Persistent::save(&ctx, to_string));
-            prelude::install(&ctx, &state)
+            prelude::install(&ctx, &state)?;
+            timers::install(&ctx, &state)
         })?;
         Ok(Self {
             promise: None,
@@ -108,6 +113,7 @@ impl Vm {
             runtime,
             meter,
             state,
+            uncaught: None,
         })
     }
 
@@ -195,7 +201,7 @@ impl Vm {
     }
 
     /// Feeds settled nested calls into the guest and, when `resume` is set,
-    /// answers its yields; then drives it.
+    /// answers its yields; fires the timers due by now; then drives it.
     pub fn settle(&mut self, settled: Vec<(CallKey, Settlement)>, resume: bool) -> CellOutcome {
         self.context.with(|ctx| {
             if resume {
@@ -205,7 +211,75 @@ impl Vm {
                 feed::settle(&ctx, &self.state, key, settlement);
             }
         });
+        self.fire_timers(Instant::now());
         self.drive()
+    }
+
+    /// Fires the timers due by `now` and armed before this call, earliest
+    /// first, each after the microtasks queued before it (as an event loop
+    /// would). Stops at once when the cell settles (its other timers never
+    /// fire), stops, or a callback throws (the cell fails with that error).
+    fn fire_timers(&mut self, now: Instant) {
+        let mark = self.state.timers.borrow().mark();
+        loop {
+            self.run_jobs();
+            if self.stopped() || self.uncaught.is_some() || !self.cell_pending() {
+                return;
+            }
+            let Some(firing) = self.state.timers.borrow_mut().take_due(now, mark) else {
+                return;
+            };
+            let thrown = self.context.with(|ctx| match timers::call(&ctx, firing) {
+                Ok(()) => None,
+                Err(rquickjs::Error::Exception) => {
+                    let thrown = ctx.catch();
+                    Some(errors::describe(&ctx, &self.state, &thrown))
+                }
+                Err(error) => Some(error.to_string()),
+            });
+            // A stop (deadline, memory) is not the guest's error.
+            if !self.stopped() {
+                self.uncaught = thrown;
+            }
+        }
+    }
+
+    /// Whether the cell's promise is still pending.
+    fn cell_pending(&self) -> bool {
+        let Some(promise) = self.promise.as_ref() else {
+            return false;
+        };
+        self.context.with(|ctx| {
+            promise
+                .clone()
+                .restore(&ctx)
+                .is_ok_and(|promise| promise.state() == PromiseState::Pending)
+        })
+    }
+
+    /// When the earliest live timer falls due.
+    pub fn next_timer_due(&self) -> Option<Instant> {
+        self.state.timers.borrow().next_due()
+    }
+
+    /// Whether a nested call, a yield or a timer is pending: what a pending
+    /// cell may wait for.
+    pub fn has_host_work(&self) -> bool {
+        self.state.calls.borrow().has_host_work() || !self.state.timers.borrow().is_empty()
+    }
+
+    /// What a `waiting` result lists: nested calls in the order they were
+    /// made, yields, then timers, earliest due first.
+    pub fn pending_calls(&self) -> Vec<PendingCall> {
+        let mut pending = self.state.calls.borrow().pending_calls();
+        pending.extend(self.state.timers.borrow().pending());
+        pending
+    }
+
+    /// Bytes the host holds for the run's calls and timers (part of a parked
+    /// run's size).
+    pub fn held_bytes(&self) -> usize {
+        self.state.calls.borrow().held_bytes() + self.state.timers.borrow().held_bytes()
     }
 
     /// Makes this VM restart-safe: only replay-safe OpenClaw tools.
@@ -251,8 +325,8 @@ impl Vm {
         }
     }
 
-    /// Runs every runnable job, then reports the cell's state.
-    pub fn drive(&mut self) -> CellOutcome {
+    /// Runs every runnable job (until a stop).
+    fn run_jobs(&mut self) {
         loop {
             match self.runtime.execute_pending_job() {
                 Ok(true) => {}
@@ -264,8 +338,16 @@ impl Vm {
                 break;
             }
         }
+    }
+
+    /// Runs every runnable job, then reports the cell's state.
+    pub fn drive(&mut self) -> CellOutcome {
+        self.run_jobs();
         if let Some(outcome) = self.stop_reason() {
             return outcome;
+        }
+        if let Some(thrown) = self.uncaught.take() {
+            return CellOutcome::Failed(ErrorCode::InternalError, thrown);
         }
         let Some(promise) = self.promise.clone() else {
             return CellOutcome::Failed(ErrorCode::InternalError, "cell was not started".into());
@@ -366,6 +448,7 @@ impl Drop for Vm {
         self.promise = None;
         self.state.tag.borrow_mut().take();
         self.state.calls.borrow_mut().clear();
+        self.state.timers.borrow_mut().clear_all();
     }
 }
 

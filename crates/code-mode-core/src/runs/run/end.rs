@@ -48,9 +48,9 @@ impl Run {
             return Disposition::Report(self, internal);
         };
         let output = vm.take_output();
-        let pending_tool_calls = vm.calls().pending_calls();
+        let pending_tool_calls = vm.pending_calls();
         vm.collect_garbage();
-        let snapshot_bytes = vm.heap_bytes() + vm.calls().held_bytes() + self.arrivals.held_bytes();
+        let snapshot_bytes = vm.heap_bytes() + vm.held_bytes() + self.arrivals.held_bytes();
         let max = self.config.max_snapshot_bytes as usize;
         if snapshot_bytes > max {
             let error = messages::snapshot_limit(snapshot_bytes, max);

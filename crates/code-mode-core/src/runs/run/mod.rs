@@ -228,6 +228,32 @@ impl Run {
         self.control.deadline()
     }
 
+    /// When the worker holding this run must look at it again without news:
+    /// its deadline, or its earliest timer if that falls due first.
+    pub(super) fn wake_at(&self) -> Option<Instant> {
+        let timer = self.vm.as_ref().and_then(Vm::next_timer_due);
+        match (self.deadline(), timer) {
+            (Some(deadline), Some(timer)) => Some(deadline.min(timer)),
+            (deadline, timer) => deadline.or(timer),
+        }
+    }
+
+    /// Whether the run awaits nested calls (not only timers): their answers
+    /// come from the host, worth polling for.
+    pub(super) fn awaits_calls(&self) -> bool {
+        self.vm
+            .as_ref()
+            .is_some_and(|vm| vm.calls().has_host_work())
+    }
+
+    /// Whether a timer of the run is due.
+    fn timer_due(&self) -> bool {
+        self.vm
+            .as_ref()
+            .and_then(Vm::next_timer_due)
+            .is_some_and(|due| due <= Instant::now())
+    }
+
     /// Prepares the source, binds a VM and evaluates.
     fn begin(&mut self, request: &ExecRequest) -> Option<End> {
         if let Some(stop) = self.control.stopped() {
@@ -296,11 +322,12 @@ impl Run {
             });
         }
         let settled = self.arrivals.take();
-        if settled.is_empty() && !vm.calls().yielded() {
+        let yielded = vm.calls().yielded();
+        if settled.is_empty() && !yielded && !self.timer_due() {
             self.dispatch();
             return None;
         }
-        let outcome = vm.settle(settled, true);
+        let outcome = self.vm.as_mut()?.settle(settled, true);
         self.fed = true;
         self.advance(outcome)
     }
@@ -321,7 +348,7 @@ impl Run {
             });
         }
         let settled = self.arrivals.take();
-        if settled.is_empty() {
+        if settled.is_empty() && !self.timer_due() {
             return None;
         }
         let outcome = self.vm.as_mut()?.settle(settled, false);
@@ -347,11 +374,11 @@ impl Run {
             CellOutcome::Failed(code, error) => (code, error),
             CellOutcome::Pending => {
                 self.dispatch();
-                let calls = self.vm.as_ref()?.calls();
-                if calls.yielded() {
+                let vm = self.vm.as_ref()?;
+                if vm.calls().yielded() {
                     return Some(End::Park(WaitReason::Yield));
                 }
-                if calls.has_host_work() {
+                if vm.has_host_work() {
                     // Restart-safe runs never drain inline: every await parks.
                     let exec_leg = self.id.is_none();
                     if self.restart_safe && (exec_leg || self.fed) {

@@ -105,6 +105,14 @@ fn has_news(slot: &Slot) -> bool {
     intake.woken || !intake.jobs.is_empty()
 }
 
+/// What a worker's held runs wait for.
+struct Held {
+    /// Some await nested calls (or a yield), not only timers.
+    calls: bool,
+    /// The earliest deadline or timer among them.
+    wake_at: Option<Instant>,
+}
+
 pub(super) struct Worker {
     pub(super) index: usize,
     pub(super) pool: Arc<Pool>,
@@ -132,7 +140,7 @@ impl Worker {
             // A worker that starts a job (an exec, a wait) does not move:
             // the host waits for its answer and has no use for the core. On
             // a busy machine it stays beside the host, taking turns.
-            if !hand_offs_block() && !self.slot.held.lock().is_empty() {
+            if !hand_offs_block() && self.held().calls {
                 presence.step_aside();
             }
             if self.slot.abandoned.load(Ordering::Acquire) {
@@ -184,14 +192,19 @@ impl Worker {
                 self.start(job, &waker);
                 continue;
             }
+            // Runs that await only timers need no polling: the worker
+            // sleeps until the earliest is due (at once when one is).
+            let held = self.held();
             let polled_at = Instant::now();
-            if holding {
+            if held.wake_at.is_some_and(|at| at <= polled_at) {
+                // Due already: no polling, and `sleep` returns at once.
+            } else if held.calls {
                 poll_briefly(&self.slot, &presence, pace.window(), Polling::Settlement);
             } else if worked {
                 poll_briefly(&self.slot, &presence, NEXT_JOB_SPIN, Polling::NextJob);
             }
             self.sleep();
-            if holding {
+            if held.calls {
                 pace.waited(polled_at.elapsed());
             }
             self.pool
@@ -202,9 +215,19 @@ impl Worker {
         }
     }
 
-    /// Sleeps until woken or until the earliest deadline of the runs held.
+    /// What the runs this worker holds wait for.
+    fn held(&self) -> Held {
+        let held = self.slot.held.lock();
+        Held {
+            calls: held.iter().any(Run::awaits_calls),
+            wake_at: held.iter().filter_map(Run::wake_at).min(),
+        }
+    }
+
+    /// Sleeps until woken or until the earliest deadline or timer of the
+    /// runs held.
     fn sleep(&self) {
-        let deadline = self.slot.held.lock().iter().filter_map(Run::deadline).min();
+        let deadline = self.held().wake_at;
         let mut intake = self.slot.intake.lock();
         if intake.jobs.is_empty() && !intake.woken {
             match deadline {
