@@ -6,6 +6,7 @@
 //! dispatches them by exact id) but every guest-facing view skips them.
 
 mod entry;
+mod index;
 mod lookup;
 mod names;
 pub(crate) mod near;
@@ -16,8 +17,11 @@ pub(crate) mod testing;
 pub use entry::CatalogEntry;
 pub use search::SearchLimit;
 
+use index::SearchIndex;
+
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -90,6 +94,8 @@ pub struct Catalog {
     convenience: Vec<usize>,
     /// Entries per source, `(openclaw, mcp, client)`: every result's telemetry.
     source_counts: (usize, usize, usize),
+    /// Built on the first search.
+    search_index: OnceLock<SearchIndex>,
 }
 
 impl Catalog {
@@ -142,6 +148,7 @@ impl Catalog {
             all_tools_json,
             convenience: Vec::new(),
             source_counts: (0, 0, 0),
+            search_index: OnceLock::new(),
         };
         catalog.convenience = catalog.choose_convenience();
         let count = |source| {

@@ -1,7 +1,11 @@
 //! `tools.search(query, {limit})` scoring (`docs/catalog.md`).
 
+#[cfg(test)]
+use super::cmp_code_units;
+#[cfg(test)]
 use super::entry::Lowered;
-use super::{cmp_code_units, Catalog, CatalogEntry};
+use super::index::SearchIndex;
+use super::{Catalog, CatalogEntry};
 use crate::messages;
 
 /// The `limit` option as the guest passed it.
@@ -28,6 +32,22 @@ impl Catalog {
         let limit = resolve_limit(limit, default_limit, max_limit)?;
         let query = query.to_lowercase();
         let terms = terms(&query);
+        let index = self
+            .search_index
+            .get_or_init(|| SearchIndex::build(self.guest_entries()));
+        let hits = index.search(&terms, limit);
+        Ok(hits
+            .into_iter()
+            .map(|k| &self.entries[self.guest[k]])
+            .collect())
+    }
+
+    /// [`Catalog::search`] the way `docs/catalog.md` states it, one entry at
+    /// a time: what the index must agree with.
+    #[cfg(test)]
+    fn search_by_scan(&self, query: &str, limit: usize) -> Vec<&CatalogEntry> {
+        let query = query.to_lowercase();
+        let terms = terms(&query);
         let mut hits: Vec<(u32, &CatalogEntry)> = self
             .guest_entries()
             .map(|entry| (score(&entry.lower, &terms), entry))
@@ -35,7 +55,7 @@ impl Catalog {
             .collect();
         hits.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| cmp_code_units(&a.1.id, &b.1.id)));
         hits.truncate(limit);
-        Ok(hits.into_iter().map(|(_, entry)| entry).collect())
+        hits.into_iter().map(|(_, entry)| entry).collect()
     }
 }
 
@@ -62,7 +82,9 @@ fn terms(lowered_query: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The sum over terms of independent bonuses; with no terms every entry scores 1.
+/// The sum over terms of independent bonuses; with no terms every entry
+/// scores 1. (The index computes the same; this is its test oracle.)
+#[cfg(test)]
 fn score(entry: &Lowered, terms: &[&str]) -> u32 {
     if terms.is_empty() {
         return 1;
@@ -70,6 +92,7 @@ fn score(entry: &Lowered, terms: &[&str]) -> u32 {
     terms.iter().map(|term| term_score(entry, term)).sum()
 }
 
+#[cfg(test)]
 fn term_score(entry: &Lowered, term: &str) -> u32 {
     let label_has = entry.label.as_deref().is_some_and(|l| l.contains(term));
     [
@@ -227,6 +250,97 @@ mod tests {
             SearchLimit::Invalid,
         ] {
             assert_eq!(count(bad), Err("limit must be a positive integer."));
+        }
+    }
+}
+
+#[cfg(test)]
+mod index_tests {
+    use super::super::testing::*;
+    use super::*;
+    use crate::catalog::ToolSpec;
+
+    /// A small deterministic generator (xorshift).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[(self.next() % items.len() as u64) as usize]
+        }
+    }
+
+    const WORDS: [&str; 12] = [
+        "read",
+        "file",
+        "Read",
+        "fil",
+        "e",
+        "web_fetch",
+        "web",
+        "issue",
+        "ISSUE-1",
+        "a.b/c:d",
+        "\u{e9}t\u{e9}",
+        "x\u{0}y",
+    ];
+
+    fn text(rng: &mut Rng, words: usize) -> String {
+        (0..words)
+            .map(|_| rng.pick(&WORDS))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Catalogs of odd names, labels and descriptions (shared words,
+    /// duplicates, case, separators, non-ASCII, NUL), searched with the
+    /// index and entry by entry: same entries, same order, for every limit.
+    #[test]
+    fn the_index_finds_what_scoring_each_entry_finds() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for round in 0..40 {
+            let count = 1 + (rng.next() % 60) as usize;
+            let tools: Vec<ToolSpec> = (0..count)
+                .map(|i| {
+                    let name = format!("{}{}", rng.pick(&WORDS), i % 7);
+                    let spec = match rng.next() % 3 {
+                        0 => core(&name),
+                        1 => plugin(&name, rng.pick(&["files", "web", "Files"])),
+                        _ => client(&name, Some("app")),
+                    };
+                    let label = rng.next().is_multiple_of(2).then(|| text(&mut rng, 2));
+                    let words = (rng.next() % 6) as usize;
+                    described(spec, label.as_deref(), &text(&mut rng, words))
+                })
+                .collect();
+            let catalog = Catalog::build(&tools);
+            for _ in 0..25 {
+                let words = (rng.next() % 4) as usize;
+                let query = text(&mut rng, words);
+                for limit in [1, 3, 50] {
+                    let indexed: Vec<&str> = catalog
+                        .search(&query, SearchLimit::Number(limit as f64), 8, 50)
+                        .unwrap()
+                        .iter()
+                        .map(|entry| entry.id.as_str())
+                        .collect();
+                    let scanned: Vec<&str> = catalog
+                        .search_by_scan(&query, limit)
+                        .iter()
+                        .map(|entry| entry.id.as_str())
+                        .collect();
+                    assert_eq!(
+                        indexed, scanned,
+                        "round {round}, query {query:?}, limit {limit}"
+                    );
+                }
+            }
         }
     }
 }
