@@ -9,6 +9,9 @@ import { binding, sleep } from './helpers.mjs'
 const TOOLS = [
   { name: 'write', description: 'Side effects', source: 'openclaw' },
   { name: 'lookup', description: 'A replay-safe read', source: 'openclaw', replaySafe: true },
+  { name: 'broken', description: 'Always fails', source: 'openclaw' },
+  { name: 'slow', description: 'Answers after input.ms', source: 'openclaw' },
+  { name: 'setTimeout', description: 'Never answers; shares a timer function name', source: 'openclaw' },
 ]
 
 const TOO_MANY =
@@ -26,6 +29,9 @@ function setup(config = {}, options = { workerThreads: 1 }) {
   const calls = []
   const executeTool = (call) => {
     calls.push(call)
+    if (call.name === 'broken') throw new Error('backend down')
+    if (call.name === 'slow') return new Promise((resolve) => setTimeout(() => resolve({ slow: true }), call.input.ms))
+    if (call.name === 'setTimeout') return new Promise(() => {})
     return { tool: call.name, input: call.input }
   }
   const run = codeMode.prepareRun({ runId: 'agent-run-1', sessionId: 'session-1', tools: TOOLS, executeTool })
@@ -76,6 +82,20 @@ describe('timers within the budget', () => {
     assert.deepEqual(order, ['sync', 'micro', 'zero', 'zero-micro', 'zero2', 'a', 'a2', 'b', 'c'])
   })
 
+  test('an async callback whose promise rejects fails the cell, like an unhandled rejection in Node', async () => {
+    const result = await exec(`let tries = 0
+const status = await new Promise((resolve) => {
+  const id = setInterval(async () => {
+    const s = await tools.broken({})
+    if (++tries === 3) { clearInterval(id); resolve(s) }
+  }, 10)
+})
+return status`)
+    assert.equal(result.status, 'failed')
+    assert.equal(result.code, 'internal_error')
+    assert.equal(result.error, 'Error: backend down')
+  })
+
   test('callbacks get the extra arguments and an undefined this', async () => {
     const got = await value(
       exec,
@@ -93,8 +113,23 @@ describe('timers within the budget', () => {
        const c = setInterval(() => fired.push('c'), 5)
        setTimeout(() => fired.push('kept'), 5)
        clearTimeout(a); clearInterval(b); clearTimeout(c)
-       for (const id of [undefined, null, 'x', String(a), -1, 0.5, 1e300, {}, 999]) { clearTimeout(id); clearInterval(id) }
+       for (const id of [undefined, null, 'x', -1, 0.5, 1e300, {}, { valueOf: () => 4 }, 999]) { clearTimeout(id); clearInterval(id) }
        clearTimeout()
+       await new Promise((r) => setTimeout(r, 30))
+       return fired`,
+    )
+    assert.deepEqual(fired, ['kept'])
+  })
+
+  test('an id is read as the web reads it: a numeric string or a fraction clears the timer', async () => {
+    const fired = await value(
+      exec,
+      `const fired = []
+       const a = setTimeout(() => fired.push('a'), 5)
+       const b = setTimeout(() => fired.push('b'), 5)
+       const c = setTimeout(() => fired.push('c'), 5)
+       clearTimeout(String(a)); clearInterval(b + 0.5); clearTimeout(' ' + c + ' ')
+       setTimeout(() => fired.push('kept'), 5)
        await new Promise((r) => setTimeout(r, 30))
        return fired`,
     )
@@ -240,6 +275,30 @@ describe('timers and parked runs', () => {
     assert.deepEqual(again.pendingToolCalls, waiting.pendingToolCalls)
   })
 
+  test('a result that arrived after a timer fell due reaches the guest after the timer fires, parked or not', async () => {
+    const race = `return await Promise.race([
+      tools.slow({ ms: 300 }).then(() => 'tool answered first'),
+      new Promise((r) => setTimeout(() => r('timer fired first'), 150)),
+    ])`
+    const { run } = setup({ timeoutMs: 100 })
+    const waiting = await run.exec({ code: race })
+    assert.equal(waiting.status, 'waiting')
+    // Both are due by the time the wait comes: the timer (150 ms) first.
+    await sleep(600)
+    const done = await run.wait({ runId: waiting.runId })
+    assert.equal(done.status, 'completed', done.error)
+    assert.equal(done.value, 'timer fired first')
+  })
+
+  test('timer ids in pendingToolCalls are unique in the run surface, even beside a tool named setTimeout', async () => {
+    const { run } = setup({ timeoutMs: 100 })
+    const first = await run.exec({ code: "setTimeout(() => {}, 600000); await tools.setTimeout({})" }, { toolCallId: 'call_1' })
+    const second = await run.exec({ code: 'setTimeout(() => {}, 600000); await new Promise(() => {})' }, { toolCallId: 'call_1' })
+    const ids = [...first.pendingToolCalls, ...second.pendingToolCalls].map((call) => call.id)
+    assert.equal(new Set(ids).size, ids.length, ids.join(' '))
+    assert.deepEqual(first.pendingToolCalls.map((call) => call.method).sort(), ['call', 'setTimeout'].sort())
+  })
+
   test('timers that fell due while parked fire on the next wait in due-time order', async () => {
     const { run } = setup({ timeoutMs: 100 })
     const waiting = await run.exec({
@@ -319,6 +378,25 @@ describe('timers and parked runs', () => {
     const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20000 })
     assert.equal(child.status, 0, child.stderr)
     assert.equal(child.stdout.trim(), 'waiting 1')
+  })
+})
+
+describe('timers and other sessions', () => {
+  test("a timer fires on time while another session computes on the run's worker", async () => {
+    const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 60000 }, workerThreads: 1 })
+    instances.push(codeMode)
+    const surface = (sessionId) => codeMode.prepareRun({ runId: `r-${sessionId}`, sessionId, tools: TOOLS, executeTool: () => null })
+    const order = []
+    const sleeper = surface('a')
+      .exec({ code: 'await new Promise((r) => setTimeout(r, 100)); return "slept"' })
+      .then((result) => order.push(result.value))
+    await sleep(20)
+    // The only worker holds the sleeping run and takes this one.
+    const computer = surface('b')
+      .exec({ code: 'const t0 = Date.now(); while (Date.now() - t0 < 3000); return "computed"' })
+      .then((result) => order.push(result.value))
+    await Promise.all([sleeper, computer])
+    assert.deepEqual(order, ['slept', 'computed'])
   })
 })
 

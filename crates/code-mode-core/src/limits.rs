@@ -80,8 +80,9 @@ pub const MAX_YIELD_REASON_BYTES: usize = 1024;
 pub const MAX_TIMERS: usize = 128;
 
 /// The longest timer delay or interval, in milliseconds (2^31 - 1, about 24.8
-/// days, as on the web and in Node); a longer one is this. A negative or
-/// non-numeric delay is 0.
+/// days, the web's and Node's largest); a longer one is this (Node would
+/// fire it after 1 ms, a browser at once). A negative or non-numeric delay
+/// is 0.
 pub const MAX_TIMER_DELAY_MS: f64 = 2_147_483_647.0;
 
 /// The shortest `setInterval` period, in milliseconds; a shorter one is this.
@@ -116,6 +117,11 @@ pub const WATCHDOG_GRACE: Duration = Duration::from_millis(500);
 /// reads at every poll: a loop of long builtin calls stops after the call it
 /// is in.
 pub const WATCHDOG_INTERVAL: Duration = Duration::from_millis(100);
+
+/// How long a run with something to do (a settlement, a due timer, its
+/// deadline) waits on a worker that is computing another run before the
+/// watchdog hands it to another worker ([scheduling](docs/scheduling.md)).
+pub const STRANDED_GRACE: Duration = Duration::from_millis(10);
 
 /// The most abandoned worker threads of one engine that may still be finishing
 /// a builtin call before the engine stops replacing abandoned workers (it

@@ -3,12 +3,14 @@
 //! into the run's [`Arrivals`], from any thread.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use parking_lot::Mutex;
 
 use crate::catalog::ToolSource;
 use crate::limits::MAX_ERROR_PART_BYTES;
 use crate::messages;
+use crate::sandbox::Arrived;
 pub use crate::sandbox::{CallKey, NamespaceTarget, Settlement};
 
 /// A nested call the host must start: the gateway's `executeTool(call)`.
@@ -94,7 +96,8 @@ pub(super) struct Arrivals {
 
 #[derive(Default)]
 struct ArrivalsState {
-    settled: Vec<(CallKey, Settlement)>,
+    /// In the order they arrived, each with when it did.
+    settled: Vec<Arrived>,
     /// Bytes of the results in `settled`.
     bytes: usize,
     waker: Option<Waker>,
@@ -117,6 +120,7 @@ impl Arrivals {
 
     /// Adds settlements and wakes the run's driver once.
     fn push(&self, settled: impl IntoIterator<Item = (CallKey, Settlement)>) {
+        let arrived = Instant::now();
         let waker = {
             let mut state = self.state.lock();
             for (key, settlement) in settled {
@@ -128,7 +132,7 @@ impl Arrivals {
                     ok => ok,
                 };
                 state.bytes += settlement.as_ref().map_or(0, String::len);
-                state.settled.push((key, settlement));
+                state.settled.push((key, settlement, arrived));
             }
             state.waker.clone()
         };
@@ -145,10 +149,15 @@ impl Arrivals {
         }
     }
 
-    pub(super) fn take(&self) -> Vec<(CallKey, Settlement)> {
+    pub(super) fn take(&self) -> Vec<Arrived> {
         let mut state = self.state.lock();
         state.bytes = 0;
         std::mem::take(&mut state.settled)
+    }
+
+    /// Whether a settlement is waiting here.
+    pub(super) fn has_news(&self) -> bool {
+        !self.state.lock().settled.is_empty()
     }
 
     /// Bytes of the results waiting here (part of a parked run's size).

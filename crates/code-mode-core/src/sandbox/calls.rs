@@ -4,7 +4,9 @@
 //! settlements back into the guest.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use rquickjs::{Function, Persistent};
 
@@ -25,6 +27,10 @@ impl CallKey {
 
 /// How a nested call ended: JSON text of the value, or an error message.
 pub type Settlement = Result<String, String>;
+
+/// A settlement and when it reached the run: the guest gets settlements and
+/// due timers in that order.
+pub type Arrived = (CallKey, Settlement, Instant);
 
 /// One nested call made by the guest.
 pub struct GuestCall {
@@ -72,8 +78,9 @@ pub struct CallTable {
     /// Only search, describe, yield and replay-safe OpenClaw tools.
     pub(super) restart_safe: bool,
     pub(super) yields: Vec<Yield>,
-    /// The exec/wait call that new nested calls belong to.
-    pub(super) parent: Option<String>,
+    /// The exec/wait call that new nested calls (and timers) belong to,
+    /// shared by the timers set during it.
+    pub(super) parent: Option<Rc<str>>,
     pub(super) calls: BTreeMap<CallKey, GuestCall>,
     pub(super) queued: VecDeque<CallKey>,
     pub(super) in_flight: usize,
@@ -90,7 +97,7 @@ impl CallTable {
     /// A new exec or wait call drives the run: new nested calls belong to
     /// `parent`, and the per-call input budget starts afresh.
     pub fn start_leg(&mut self, parent: Option<String>) {
-        self.parent = parent;
+        self.parent = parent.map(Rc::from);
         self.leg_input_bytes = 0;
     }
 

@@ -23,7 +23,7 @@ mod vm;
 #[cfg(test)]
 mod tests;
 
-pub use calls::{CallKey, NamespaceTarget, Settlement};
+pub use calls::{Arrived, CallKey, NamespaceTarget, Settlement};
 pub use control::{Control, Stop};
 pub use toolbox::Toolbox;
 pub use vm::{CellOutcome, Vm, VmLimits};

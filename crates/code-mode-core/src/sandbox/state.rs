@@ -31,6 +31,9 @@ pub(super) struct VmState {
     pub(super) calls: RefCell<CallTable>,
     /// The run's live timers.
     pub(super) timers: RefCell<TimerTable>,
+    /// What a timer callback threw (or its promise rejected with): the cell
+    /// fails with it.
+    pub(super) uncaught: RefCell<Option<String>>,
     /// The catalog and counters of the agent run the VM is bound to.
     pub(super) toolbox: RefCell<Option<Arc<Toolbox>>>,
     /// The tool calls the cell's script spells out, for its errors.

@@ -2,6 +2,7 @@
 //! due. The timer globals (`timers.rs`) fill it; the VM fires what is due.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use rquickjs::{Array, Function, Persistent};
@@ -35,8 +36,11 @@ pub(super) struct Timer {
     /// `setInterval`'s period.
     pub(super) period: Duration,
     pub(super) due: Instant,
-    /// Its id in a `waiting` result's `pendingToolCalls`.
-    pub(super) label: String,
+    /// The exec or wait call that set it (shared with the other timers it
+    /// set) and its number in the run's sequence of nested calls: its id in
+    /// a `waiting` result's `pendingToolCalls` is made of them.
+    pub(super) parent: Option<Rc<str>>,
+    pub(super) n: u64,
     /// Its place in the queue (`due`, then the order timers were armed);
     /// set when it is armed.
     pub(super) seq: u64,
@@ -57,7 +61,6 @@ pub struct TimerTable {
     /// The last id handed out (ids start at 1 and are never reused).
     last_id: u64,
     next_seq: u64,
-    label_bytes: usize,
 }
 
 impl TimerTable {
@@ -81,11 +84,6 @@ impl TimerTable {
         self.timers.len()
     }
 
-    /// The id the next armed timer gets.
-    pub(super) fn next_id(&self) -> u64 {
-        self.last_id + 1
-    }
-
     /// Arms a timer; returns its id.
     pub(super) fn arm(&mut self, timer: Timer) -> u64 {
         self.last_id += 1;
@@ -98,7 +96,6 @@ impl TimerTable {
         timer.seq = self.next_seq;
         self.next_seq += 1;
         self.queue.insert((timer.due, timer.seq, id));
-        self.label_bytes += timer.label.len();
         self.timers.insert(id, timer);
     }
 
@@ -106,21 +103,28 @@ impl TimerTable {
     pub(super) fn clear(&mut self, id: u64) {
         if let Some(timer) = self.timers.remove(&id) {
             self.queue.remove(&(timer.due, timer.seq, id));
-            self.label_bytes -= timer.label.len();
         }
+    }
+
+    /// Whether a timer armed before `mark` is due by `by`.
+    pub(super) fn due_by(&self, by: Instant, mark: u64) -> bool {
+        self.queue
+            .iter()
+            .take_while(|&&(due, _, _)| due <= by)
+            .any(|&(_, seq, _)| seq < mark)
     }
 
     /// Takes the earliest timer due by `now` and armed before `mark`, if any.
     /// A timeout leaves the table; an interval is armed again one period
     /// from now, after every timer already due.
     pub(super) fn take_due(&mut self, now: Instant, mark: u64) -> Option<Firing> {
-        let &(due, seq, id) = self.queue.first()?;
-        if due > now || seq >= mark {
-            return None;
-        }
-        self.queue.pop_first();
+        let &(due, seq, id) = self
+            .queue
+            .iter()
+            .take_while(|&&(due, _, _)| due <= now)
+            .find(|&&(_, seq, _)| seq < mark)?;
+        self.queue.remove(&(due, seq, id));
         let mut timer = self.timers.remove(&id)?;
-        self.label_bytes -= timer.label.len();
         let firing = Firing {
             callback: timer.callback.clone(),
             args: timer.args.clone(),
@@ -137,22 +141,35 @@ impl TimerTable {
         self.queue.iter().filter_map(|(_, _, id)| {
             let timer = self.timers.get(id)?;
             Some(PendingCall {
-                id: timer.label.clone(),
+                id: format!(
+                    "code_mode:{}:{}:{}",
+                    timer.parent.as_deref().unwrap_or("exec"),
+                    timer.kind.name(),
+                    timer.n
+                ),
                 method: timer.kind.name(),
                 tool_id: None,
             })
         })
     }
 
-    /// Host bytes the table holds (part of a parked run's size).
+    /// Host bytes the table holds (part of a parked run's size): each
+    /// timer, and each distinct parent call id once.
     pub fn held_bytes(&self) -> usize {
-        self.timers.len() * TIMER_HOST_BYTES + self.label_bytes
+        let mut parents: Vec<&Rc<str>> = self
+            .timers
+            .values()
+            .filter_map(|t| t.parent.as_ref())
+            .collect();
+        parents.sort_unstable_by_key(|parent| Rc::as_ptr(parent).cast::<u8>());
+        parents.dedup_by(|a, b| Rc::ptr_eq(a, b));
+        let parent_bytes: usize = parents.iter().map(|parent| parent.len()).sum();
+        self.timers.len() * TIMER_HOST_BYTES + parent_bytes
     }
 
     /// Drops every handle into the VM (before the runtime is freed).
     pub(super) fn clear_all(&mut self) {
         self.timers.clear();
         self.queue.clear();
-        self.label_bytes = 0;
     }
 }

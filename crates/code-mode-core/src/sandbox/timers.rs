@@ -6,13 +6,15 @@
 //! the run ([`Vm::settle`](super::Vm::settle)); a parked run's timers wait with
 //! it and fire on a later `wait`; when the VM goes, its timers go with it.
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use rquickjs::convert::Coerced;
 use rquickjs::function::{Args, Opt, Rest};
 use rquickjs::object::Property;
-use rquickjs::{Array, Ctx, Exception, FromJs, Function, Persistent, Value};
+use rquickjs::{qjs, Array, Ctx, Exception, FromJs, Function, Persistent, Value};
 
+use super::errors;
 use super::js::{define, plain_error};
 use super::state::SharedState;
 use super::timer_table::{Firing, Kind, Timer};
@@ -68,21 +70,24 @@ fn arm_function<'js>(
                 Kind::Interval => delay.max(MIN_INTERVAL_MS),
             };
             let period = Duration::from_micros((delay * 1000.0) as u64);
+            // Its id in `pendingToolCalls` takes a number of the run's
+            // sequence of nested calls, so no call or timer of the run
+            // surface shares it.
+            let n = state
+                .toolbox()?
+                .counters
+                .nested_seq
+                .fetch_add(1, Ordering::Relaxed)
+                + 1;
             let parent = state.calls.borrow().parent.clone();
-            let mut timers = state.timers.borrow_mut();
-            let label = format!(
-                "code_mode:{}:{}:{}",
-                parent.as_deref().unwrap_or("exec"),
-                kind.name(),
-                timers.next_id()
-            );
-            let id = timers.arm(Timer {
+            let id = state.timers.borrow_mut().arm(Timer {
                 kind,
                 callback: Persistent::save(&ctx, callback),
                 args,
                 period,
                 due: Instant::now() + period,
-                label,
+                parent,
+                n,
                 seq: 0,
             });
             Ok(id as f64)
@@ -92,19 +97,30 @@ fn arm_function<'js>(
 }
 
 /// `clearTimeout(id)` / `clearInterval(id)`: either clears a timer of either
-/// kind, as on the web; anything that is not a live timer's id is ignored.
+/// kind, as on the web and in Node. The id is read as the web reads it: a
+/// number or a numeric string, its fraction dropped (`"3"` and `3.5` are 3);
+/// anything else, and an id that names no live timer, is ignored.
 fn clear_function<'js>(
     ctx: &Ctx<'js>,
     state: &SharedState,
     name: &'static str,
 ) -> rquickjs::Result<Function<'js>> {
     let state = state.clone();
-    Function::new(ctx.clone(), move |id: Opt<Value<'js>>| {
-        let id = id.0.and_then(|id| id.as_number());
-        if let Some(id) = id.filter(|id| id.fract() == 0.0 && *id >= 1.0) {
-            state.timers.borrow_mut().clear(id as u64);
-        }
-    })?
+    Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>, id: Opt<Value<'js>>| -> rquickjs::Result<()> {
+            let id = match id.0 {
+                Some(id) if id.is_number() => id.as_number(),
+                // A string primitive converts without running guest code.
+                Some(id) if id.is_string() => Some(Coerced::<f64>::from_js(&ctx, id)?.0),
+                _ => None,
+            };
+            if let Some(id) = id.map(f64::trunc).filter(|id| *id >= 1.0) {
+                state.timers.borrow_mut().clear(id as u64);
+            }
+            Ok(())
+        },
+    )?
     .with_name(name)
 }
 
@@ -136,7 +152,13 @@ fn array_of<'js>(ctx: &Ctx<'js>, values: Vec<Value<'js>>) -> rquickjs::Result<Ar
 }
 
 /// Calls a due timer's callback with its arguments and `this` undefined.
-pub(super) fn call<'js>(ctx: &Ctx<'js>, firing: Firing) -> rquickjs::Result<()> {
+/// When it returns a promise (an `async` callback), a rejection of that
+/// promise is an uncaught error, as Node treats it.
+pub(super) fn call<'js>(
+    ctx: &Ctx<'js>,
+    state: &SharedState,
+    firing: Firing,
+) -> rquickjs::Result<()> {
     let callback = firing.callback.restore(ctx)?;
     let mut args = Args::new(
         ctx.clone(),
@@ -148,5 +170,51 @@ pub(super) fn call<'js>(ctx: &Ctx<'js>, firing: Firing) -> rquickjs::Result<()> 
             args.push_arg(array.get::<Value>(index as usize)?)?;
         }
     }
-    callback.call_arg::<()>(args)
+    let returned: Value = callback.call_arg(args)?;
+    if returned.is_promise() {
+        catch_rejection(ctx, state, &returned)?;
+    }
+    Ok(())
+}
+
+/// Makes a rejection of `promise` the cell's uncaught error (the first one
+/// recorded wins). Attached with the C API, so the guest's own
+/// `Promise.prototype.then` is never consulted.
+fn catch_rejection<'js>(
+    ctx: &Ctx<'js>,
+    state: &SharedState,
+    promise: &Value<'js>,
+) -> rquickjs::Result<()> {
+    let handler = {
+        let state = state.clone();
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, reason: Opt<Value<'js>>| {
+                let reason = reason
+                    .0
+                    .unwrap_or_else(|| Value::new_undefined(ctx.clone()));
+                // Reading the error may run guest code (a getter): before
+                // the slot is borrowed.
+                let described = errors::describe(&ctx, &state, &reason);
+                state.uncaught.borrow_mut().get_or_insert(described);
+            },
+        )?
+    };
+    // SAFETY: `promise` is a live promise of `ctx` and `handler` a live
+    // function of it; both are borrowed for the call. The result is a new
+    // promise (or the exception marker) owned here and released at once.
+    let chained = unsafe {
+        qjs::JS_PromiseThen(
+            ctx.as_raw().as_ptr(),
+            promise.as_raw(),
+            qjs::JS_UNDEFINED,
+            handler.as_raw(),
+        )
+    };
+    // SAFETY: `chained` is owned (see above); the wrapper releases it.
+    let chained = unsafe { Value::from_raw(ctx.clone(), chained) };
+    if chained.is_exception() {
+        return Err(rquickjs::Error::Exception);
+    }
+    Ok(())
 }

@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 use super::alloc::{CountingAllocator, Meter};
 use super::bridge::{self, feed};
 use super::callees;
-use super::calls::{CallKey, CallTable, Settlement};
+use super::calls::{Arrived, CallTable};
 use super::control::{Control, Stop};
 use super::errors::{self, CELL_FILE};
 use super::json::{to_json, ConvertError, Depth};
@@ -74,8 +74,6 @@ pub struct Vm {
     runtime: Runtime,
     meter: Arc<Meter>,
     state: SharedState,
-    /// What a timer callback threw: the cell fails with it.
-    uncaught: Option<String>,
 }
 
 // SAFETY: what keeps a `Vm` from being `Send` is the `Rc<VmState>` in `state`
@@ -113,7 +111,6 @@ impl Vm {
             runtime,
             meter,
             state,
-            uncaught: None,
         })
     }
 
@@ -202,44 +199,53 @@ impl Vm {
 
     /// Feeds settled nested calls into the guest and, when `resume` is set,
     /// answers its yields; fires the timers due by now; then drives it.
-    pub fn settle(&mut self, settled: Vec<(CallKey, Settlement)>, resume: bool) -> CellOutcome {
-        self.context.with(|ctx| {
-            if resume {
-                feed::resume_yields(&ctx, &self.state);
-            }
-            for (key, settlement) in settled {
-                feed::settle(&ctx, &self.state, key, settlement);
-            }
-        });
-        self.fire_timers(Instant::now());
+    /// Settlements and due timers reach the guest in the order they came
+    /// about: a timer due before a result arrived fires before it is fed,
+    /// however late the worker looks (a parked run, a busy worker).
+    pub fn settle(&mut self, settled: Vec<Arrived>, resume: bool) -> CellOutcome {
+        let mark = self.state.timers.borrow().mark();
+        if resume {
+            self.context
+                .with(|ctx| feed::resume_yields(&ctx, &self.state));
+        }
+        for (key, settlement, arrived) in settled {
+            self.fire_timers(arrived, mark);
+            self.context
+                .with(|ctx| feed::settle(&ctx, &self.state, key, settlement));
+        }
+        self.fire_timers(Instant::now(), mark);
         self.drive()
     }
 
-    /// Fires the timers due by `now` and armed before this call, earliest
-    /// first, each after the microtasks queued before it (as an event loop
-    /// would). Stops at once when the cell settles (its other timers never
-    /// fire), stops, or a callback throws (the cell fails with that error).
-    fn fire_timers(&mut self, now: Instant) {
-        let mark = self.state.timers.borrow().mark();
+    /// Fires the timers due by `by` and armed before `mark`, earliest first,
+    /// each after the microtasks queued before it (as an event loop would).
+    /// Stops at once when the cell settles (its other timers never fire),
+    /// stops, or a callback throws (the cell fails with that error).
+    fn fire_timers(&mut self, by: Instant, mark: u64) {
         loop {
-            self.run_jobs();
-            if self.stopped() || self.uncaught.is_some() || !self.cell_pending() {
+            if !self.state.timers.borrow().due_by(by, mark) {
                 return;
             }
-            let Some(firing) = self.state.timers.borrow_mut().take_due(now, mark) else {
+            self.run_jobs();
+            if self.stopped() || self.state.uncaught.borrow().is_some() || !self.cell_pending() {
+                return;
+            }
+            let Some(firing) = self.state.timers.borrow_mut().take_due(by, mark) else {
                 return;
             };
-            let thrown = self.context.with(|ctx| match timers::call(&ctx, firing) {
-                Ok(()) => None,
-                Err(rquickjs::Error::Exception) => {
-                    let thrown = ctx.catch();
-                    Some(errors::describe(&ctx, &self.state, &thrown))
-                }
-                Err(error) => Some(error.to_string()),
-            });
+            let thrown = self
+                .context
+                .with(|ctx| match timers::call(&ctx, &self.state, firing) {
+                    Ok(()) => None,
+                    Err(rquickjs::Error::Exception) => {
+                        let thrown = ctx.catch();
+                        Some(errors::describe(&ctx, &self.state, &thrown))
+                    }
+                    Err(error) => Some(error.to_string()),
+                });
             // A stop (deadline, memory) is not the guest's error.
-            if !self.stopped() {
-                self.uncaught = thrown;
+            if let Some(thrown) = thrown.filter(|_| !self.stopped()) {
+                self.state.uncaught.borrow_mut().get_or_insert(thrown);
             }
         }
     }
@@ -346,7 +352,8 @@ impl Vm {
         if let Some(outcome) = self.stop_reason() {
             return outcome;
         }
-        if let Some(thrown) = self.uncaught.take() {
+        let uncaught = self.state.uncaught.borrow_mut().take();
+        if let Some(thrown) = uncaught {
             return CellOutcome::Failed(ErrorCode::InternalError, thrown);
         }
         let Some(promise) = self.promise.clone() else {

@@ -246,6 +246,14 @@ impl Run {
             .is_some_and(|vm| vm.calls().has_host_work())
     }
 
+    /// Whether the run has something to do now: a settlement arrived, a
+    /// timer is due, its deadline passed, or it was stopped.
+    pub(super) fn ready(&self, now: Instant) -> bool {
+        self.wake_at().is_some_and(|at| at <= now)
+            || self.arrivals.has_news()
+            || self.control.stopped().is_some()
+    }
+
     /// Whether a timer of the run is due.
     fn timer_due(&self) -> bool {
         self.vm

@@ -84,6 +84,9 @@ struct Slot {
     ready: Condvar,
     /// The leg the worker is computing now, if any.
     current: Mutex<Option<Arc<Leg>>>,
+    /// When the worker began the step it is computing now (a job's start,
+    /// or one held run's step); none between steps.
+    step_began: Mutex<Option<Instant>>,
     /// The runs that await nested calls on this worker, except the one it is
     /// driving at this moment.
     held: Mutex<VecDeque<Run>>,
@@ -99,6 +102,7 @@ impl Slot {
             intake: Mutex::new(Intake::default()),
             ready: Condvar::new(),
             current: Mutex::new(None),
+            step_began: Mutex::new(None),
             held: Mutex::new(VecDeque::new()),
             stopped_since: Mutex::new(None),
             abandoned: AtomicBool::new(false),

@@ -266,6 +266,7 @@ impl Worker {
 
     fn start(&self, job: Job, waker: &Waker) {
         *self.slot.current.lock() = Some(job.leg());
+        *self.slot.step_began.lock() = Some(Instant::now());
         let step = job.start(waker.clone());
         self.keep_or_land(step);
     }
@@ -283,6 +284,7 @@ impl Worker {
                     break;
                 };
                 *self.slot.current.lock() = run.leg();
+                *self.slot.step_began.lock() = Some(Instant::now());
                 run
             };
             let mut run = run;
@@ -294,6 +296,7 @@ impl Worker {
     /// Keeps a run that awaits calls, or lands an ended leg in the store;
     /// either way the worker computes nothing after it.
     fn keep_or_land(&self, step: Step) {
+        *self.slot.step_began.lock() = None;
         match step {
             Step::Awaiting(run) => {
                 let mut held = self.slot.held.lock();

@@ -1,14 +1,15 @@
 //! The watchdog: answers legs stuck in a builtin that never polls the
 //! interrupt handler, abandons their worker and starts a replacement.
 
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
 use super::{Pool, Slot};
-use crate::limits::{WATCHDOG_GRACE, WATCHDOG_INTERVAL};
+use crate::limits::{STRANDED_GRACE, WATCHDOG_GRACE, WATCHDOG_INTERVAL};
 use crate::runs::leg::Leg;
-use crate::runs::run::Job;
+use crate::runs::run::{Job, Run};
 
 /// The watchdog: ends legs stuck in native code past their deadline (or a
 /// stop) and replaces their worker. Exits once the workers are shut down and
@@ -38,6 +39,14 @@ pub(super) fn watch(pool: &Arc<Pool>) {
                 *slot.stopped_since.lock() = None;
                 continue;
             };
+            // Runs held by a worker that computes another one for long get
+            // what they wait for elsewhere; until then, wake when the first
+            // of them will need it.
+            if let Some(began) = *slot.step_began.lock() {
+                if let Some(next) = rescue_stranded(pool, slot, began, now) {
+                    sleep = sleep.min(next.saturating_duration_since(now));
+                }
+            }
             // At the deadline, raise the interrupt flag: a VM inside a loop of
             // long builtin calls stops after the call it is in. Until then,
             // wake at the deadline.
@@ -61,6 +70,40 @@ pub(super) fn watch(pool: &Arc<Pool>) {
             }
         }
     }
+}
+
+/// Hands the runs `slot`'s worker holds that have had something to do for
+/// [`STRANDED_GRACE`] while the worker computes a step it began at `began`
+/// (a due timer, a settlement, a passed deadline) to other workers: an idle
+/// one, or a thread added for their session when it computes nothing
+/// (`fair.rs`). Returns when the watchdog should look again for the runs
+/// left: the first one's wake-up plus the grace.
+fn rescue_stranded(pool: &Arc<Pool>, slot: &Slot, began: Instant, now: Instant) -> Option<Instant> {
+    let stranded: Vec<Run> = {
+        let mut held = slot.held.lock();
+        if held.is_empty() {
+            return None;
+        }
+        if now < began + STRANDED_GRACE {
+            return Some(began + STRANDED_GRACE);
+        }
+        let (ready, waiting): (VecDeque<Run>, VecDeque<Run>) = std::mem::take(&mut *held)
+            .into_iter()
+            .partition(|run| run.ready(now));
+        *held = waiting;
+        ready.into()
+    };
+    for run in stranded {
+        match Job::adopt(run) {
+            Ok(job) => pool.submit(job),
+            Err(run) => pool.store.drop_taken(*run),
+        }
+    }
+    let held = slot.held.lock();
+    held.iter()
+        .filter_map(Run::wake_at)
+        .min()
+        .map(|at| at.max(now))
 }
 
 /// Answers the stuck leg, hands every other run the worker holds and every

@@ -202,7 +202,7 @@ pub(super) fn enqueue<'js>(
             input_len: input.len(),
             input,
             tool_call_id,
-            parent_tool_call_id: parent,
+            parent_tool_call_id: parent.as_deref().map(str::to_owned),
             method,
             namespace: target,
             rejection,
