@@ -90,4 +90,17 @@ describe('near-miss tool names', () => {
       'TypeError: MCP.githb is undefined. There is no MCP server githb. Did you mean: github? Use MCP.$api() to list the servers. at line 1:7',
     )
   })
+
+  test('MCP: another failing call beside a member that exists ($api, a tool, a group) is left as QuickJS reports it', async () => {
+    const mcp = (server, name, extra = {}) => ({ name: `${server}__${name}`, description: '', source: 'mcp', sourceName: server, mcp: { server, tool: name, ...extra } })
+    const surface = run([tool('read_file'), mcp('github', 'create_issue'), mcp('github', 'res', { operation: 'resources_list' })])
+    for (const code of [
+      'return (await MCP.github.$api()).slice(0, 5)',
+      'return (await MCP.github.createIssue({})).slice(0, 5)',
+      'return (await MCP.github.resources.list({})).slice(0, 5)',
+    ]) {
+      const result = await surface.exec({ code })
+      assert.match(result.error, /^TypeError: not a function at line 1:\d+$/, code)
+    }
+  })
 })

@@ -419,6 +419,9 @@ struct JSRuntime {
     bool can_block; /* true if Atomics.wait can block */
     /* code-mode patch: see JS_SetInterruptFlag */
     const volatile int *interrupt_flag;
+    /* code-mode patch: see JS_DefineHostAutoInitProperty */
+    JSHostAutoInitFunc *host_autoinit;
+    void *host_autoinit_opaque;
     uint32_t dump_flags : 24;
 
     /* Shape hash table */
@@ -556,6 +559,8 @@ enum {
     JS_BUILTIN_ARRAY_FROMASYNC = 1,
     JS_BUILTIN_ITERATOR_ZIP,
     JS_BUILTIN_ITERATOR_ZIP_KEYED,
+    /* code-mode patch: a property the embedder makes (JS_DefineHostAutoInitProperty) */
+    JS_BUILTIN_HOST,
 };
 
 /* must be large enough to have a negligible runtime cost and small
@@ -9072,6 +9077,12 @@ static JSValue js_bytecode_autoinit(JSContext *ctx, JSObject *p, JSAtom atom,
     switch ((uintptr_t)opaque) {
     default:
         abort();
+    case JS_BUILTIN_HOST:
+        /* code-mode patch: see JS_DefineHostAutoInitProperty */
+        if (!ctx->rt->host_autoinit)
+            return JS_ThrowInternalError(ctx, "no host autoinit function");
+        return ctx->rt->host_autoinit(ctx, JS_MKPTR(JS_TAG_OBJECT, p), atom,
+                                      ctx->rt->host_autoinit_opaque);
     case JS_BUILTIN_ARRAY_FROMASYNC:
         {
             JSValue argv[] = {
@@ -11588,6 +11599,35 @@ static int JS_DefineAutoInitProperty(JSContext *ctx, JSValueConst this_obj,
     pr->u.init.realm_and_id |= id;
     pr->u.init.opaque = opaque;
     return true;
+}
+
+/* code-mode patch: defines `prop` on `obj` (which must not have it) with the
+   C/W/E bits of `flags`, its value made by the runtime's host autoinit
+   function the first time the property's value or descriptor is read. Until
+   then it costs one shape slot, and it looks like any data property:
+   Object.getOwnPropertyNames lists it without making it. Returns -1 on
+   exception or when `obj` already has `prop`. */
+int JS_DefineHostAutoInitProperty(JSContext *ctx, JSValueConst obj,
+                                  JSAtom prop, int flags)
+{
+    JSProperty *pr;
+    if (JS_VALUE_GET_TAG(obj) != JS_TAG_OBJECT) {
+        JS_ThrowTypeErrorNotAnObject(ctx);
+        return -1;
+    }
+    if (find_own_property(&pr, JS_VALUE_GET_OBJ(obj), prop)) {
+        JS_ThrowTypeError(ctx, "property is already defined");
+        return -1;
+    }
+    return JS_DefineAutoInitProperty(ctx, obj, prop, JS_AUTOINIT_ID_BYTECODE,
+                                     (void *)(uintptr_t)JS_BUILTIN_HOST, flags);
+}
+
+/* code-mode patch: the function that makes host autoinit properties */
+void JS_SetHostAutoInit(JSRuntime *rt, JSHostAutoInitFunc *func, void *opaque)
+{
+    rt->host_autoinit = func;
+    rt->host_autoinit_opaque = opaque;
 }
 
 /* Like JS_DefinePropertyValue but borrows val (does not free it) */

@@ -1181,6 +1181,15 @@ JS_EXTERN void JS_SetInterruptHandler(JSRuntime *rt, JSInterruptHandler *cb, voi
 /* code-mode patch: while *flag is nonzero, every interrupt poll calls the
    interrupt handler; `flag` must stay valid until replaced (NULL: none) */
 JS_EXTERN void JS_SetInterruptFlag(JSRuntime *rt, const volatile int *flag);
+/* code-mode patch: a property whose value the embedder makes on first use.
+   `func` gets the object and the property's atom and returns the value (or
+   an exception); it must not add or remove properties of the object. */
+typedef JSValue JSHostAutoInitFunc(JSContext *ctx, JSValueConst obj,
+                                   JSAtom prop, void *opaque);
+JS_EXTERN void JS_SetHostAutoInit(JSRuntime *rt, JSHostAutoInitFunc *func,
+                                  void *opaque);
+JS_EXTERN int JS_DefineHostAutoInitProperty(JSContext *ctx, JSValueConst obj,
+                                            JSAtom prop, int flags);
 /* if can_block is true, Atomics.wait() can be used */
 JS_EXTERN void JS_SetCanBlock(JSRuntime *rt, bool can_block);
 /* set the [IsHTMLDDA] internal slot */

@@ -24,6 +24,15 @@ impl Catalog {
             .collect()
     }
 
+    /// The index (in [`Catalog::entries`]) of the entry `tools.<name>` calls,
+    /// when `name` gets a convenience function.
+    pub fn shortcut(&self, name: &str) -> Option<usize> {
+        if !self.has_shortcut(name) {
+            return None;
+        }
+        self.guest_by_name.get(name)?.first().copied()
+    }
+
     /// Indexes of the entries that get a convenience function.
     pub(super) fn choose_convenience(&self) -> Vec<usize> {
         self.guest

@@ -112,6 +112,7 @@ pub(super) fn build(catalog: &Catalog) -> McpNamespace {
         refusals,
         files,
         problems,
+        ..McpNamespace::default()
     }
 }
 

@@ -9,11 +9,13 @@ mod api;
 mod build;
 pub mod declarations;
 mod input;
+mod layout;
 mod names;
 #[cfg(test)]
 mod tests;
 
 pub use input::InputRules;
+pub use layout::{Member, ServerLayout};
 
 use serde_json::Value;
 
@@ -158,6 +160,10 @@ pub struct McpNamespace {
     /// What the gateway can fix about its MCP tools, one sentence each, naming
     /// the tool and what to do (`CodeModeRunSurface.diagnostics`).
     pub problems: Vec<String>,
+    /// The members of each server's object, worked out on first use.
+    layouts: std::sync::OnceLock<Vec<ServerLayout>>,
+    /// Servers by identifier, on first use.
+    server_index: std::sync::OnceLock<std::collections::HashMap<String, usize>>,
 }
 
 impl McpNamespace {

@@ -168,7 +168,11 @@ pub(super) fn explain(
         }
         Callee::Mcp(server, tool) => {
             let servers = &toolbox.mcp.servers;
-            let Some(found) = servers.iter().find(|s| &s.identifier == server) else {
+            let Some((index, found)) = servers
+                .iter()
+                .enumerate()
+                .find(|(_, s)| &s.identifier == server)
+            else {
                 // `MCP.<unknown>.x(...)`: reading x of undefined.
                 let expected = format!("cannot read property '{tool}' of undefined");
                 if message != expected {
@@ -186,7 +190,13 @@ pub(super) fn explain(
                     .iter()
                     .filter_map(|t| t.path.first().map(String::as_str))
             };
-            if !not_a_function || names().any(|name| name == tool) {
+            // A member the server has (`$api`, a tool, a refused tool, a
+            // group) is not what failed: some other call on that line was.
+            let member = toolbox
+                .mcp
+                .layout(index)
+                .is_some_and(|layout| layout.find(tool).is_some());
+            if !not_a_function || member {
                 return None;
             }
             Some(messages::unknown_mcp_tool(

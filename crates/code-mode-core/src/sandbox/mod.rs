@@ -12,6 +12,7 @@ mod control;
 mod errors;
 mod js;
 mod json;
+mod lazy;
 mod output;
 mod prelude;
 mod state;

@@ -5,11 +5,11 @@
 //! context alive forever. They read the captured `Object.prototype.toString`
 //! from `tag`, which the VM empties before it frees the context.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::{Arc, LazyLock};
 
-use rquickjs::{Ctx, Function, Persistent};
+use rquickjs::{Ctx, Function, Persistent, Value};
 
 use super::callees::Site;
 use super::calls::CallTable;
@@ -38,7 +38,15 @@ pub(super) struct VmState {
     pub(super) toolbox: RefCell<Option<Arc<Toolbox>>>,
     /// The tool calls the cell's script spells out, for its errors.
     pub(super) sites: RefCell<Vec<Site>>,
+    /// The class id of lazy objects in this VM's runtime (`lazy.rs`).
+    pub(super) lazy_class: Cell<u32>,
+    /// What makes the VM's lazy globals (`ALL_TOOLS`) on first read.
+    pub(super) global_maker: Cell<Option<GlobalMaker>>,
 }
+
+/// Makes the lazy global `name` (none: not one of ours).
+pub(super) type GlobalMaker =
+    for<'js> fn(&Ctx<'js>, &VmState, &str) -> rquickjs::Result<Option<Value<'js>>>;
 
 /// What an unbound VM reads: never stopped, no deadline. No guest code runs
 /// before a VM is bound.

@@ -20,6 +20,7 @@ use super::calls::{Arrived, CallTable};
 use super::control::{Control, Stop};
 use super::errors::{self, CELL_FILE};
 use super::json::{to_json, ConvertError, Depth};
+use super::lazy;
 use super::prelude;
 use super::state::{SharedState, VmState};
 use super::timers;
@@ -98,6 +99,11 @@ impl Vm {
         let context = Context::custom::<Intrinsics>(&runtime)?;
         let state = Rc::new(VmState::default());
         context.with(|ctx| -> rquickjs::Result<()> {
+            // SAFETY: the context is live while `ctx` is; this reads its runtime.
+            let raw_runtime = unsafe { qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };
+            let class = lazy::register(raw_runtime).ok_or(rquickjs::Error::Unknown)?;
+            state.lazy_class.set(class);
+            lazy::install_globals(raw_runtime, &state);
             let object: Object = ctx.globals().get("Object")?;
             let prototype: Object = object.get("prototype")?;
             let to_string: Function = prototype.get("toString")?;

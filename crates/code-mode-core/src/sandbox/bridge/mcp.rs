@@ -5,6 +5,7 @@
 //! `API.list` and `API.read` are answered here, on the worker, from what the
 //! run's namespace built once; `API.*` are synchronous.
 
+use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -14,13 +15,17 @@ use rquickjs::{Ctx, Function, Object, Promise, Value};
 use super::enqueue::{enqueue, Call, Callee, McpInput};
 use super::feed::settled_promise;
 use super::text_argument;
-use crate::mcp::McpNamespace;
+use crate::mcp::{Member, ServerLayout};
 use crate::messages;
 use crate::sandbox::js::{define, define_listed, freeze, plain_error};
+use crate::sandbox::lazy;
 use crate::sandbox::state::SharedState;
 use crate::sandbox::toolbox::Toolbox;
 
 /// Installs `MCP` and `API`; both exist in every cell (empty without MCP tools).
+/// `MCP`, each server's object and each function in it are made when a cell
+/// first uses them (`lazy.rs`), so a fresh VM costs the same however many
+/// MCP tools the run has.
 pub(super) fn install<'js>(
     ctx: &Ctx<'js>,
     state: &SharedState,
@@ -28,62 +33,122 @@ pub(super) fn install<'js>(
 ) -> rquickjs::Result<()> {
     let globals = ctx.globals();
     define(&globals, "API", api_object(ctx, state)?)?;
-    define(&globals, "MCP", mcp_object(ctx, state, &toolbox.mcp)?)
+    let root = Rc::new(RootMembers {
+        state: state.clone(),
+        toolbox: toolbox.clone(),
+    });
+    define(
+        &globals,
+        "MCP",
+        lazy::object(ctx, state.lazy_class.get(), root)?,
+    )
 }
 
-/// `MCP`: `$api` and one frozen object per server.
-fn mcp_object<'js>(
-    ctx: &Ctx<'js>,
-    state: &SharedState,
-    namespace: &McpNamespace,
-) -> rquickjs::Result<Object<'js>> {
-    let root = Object::new(ctx.clone())?;
-    define_listed(
-        &root,
-        "$api",
-        root_api_function(ctx, state)?.with_name("$api")?,
-    )?;
-    for (s, server) in namespace.servers.iter().enumerate() {
-        let object = Object::new(ctx.clone())?;
-        define_listed(
-            &object,
-            "$api",
-            server_api_function(ctx, state, s)?.with_name("$api")?,
-        )?;
-        let mut groups: Vec<(String, Object<'js>)> = Vec::new();
-        for (t, tool) in server.tools.iter().enumerate() {
-            let function = tool_function(ctx, state, s, t)?;
-            match tool.path.as_slice() {
-                [name] => define_listed(&object, name, function.with_name(name.as_str())?)?,
-                [group, name] => {
-                    let target = match groups.iter().find(|(g, _)| g == group) {
-                        Some((_, target)) => target.clone(),
-                        None => {
-                            let target = Object::new(ctx.clone())?;
-                            groups.push((group.clone(), target.clone()));
-                            target
-                        }
-                    };
-                    define_listed(&target, name, function.with_name(name.as_str())?)?;
-                }
-                _ => {}
-            }
-        }
-        for refusal in namespace.refusals.iter().filter(|r| r.server == s) {
-            if let [name] = refusal.path.as_slice() {
-                let function = refusal_function(ctx, refusal.message.clone())?;
-                define_listed(&object, name, function.with_name(name.as_str())?)?;
-            }
-        }
-        for (group, target) in groups {
-            freeze(ctx, &target);
-            define_listed(&object, &group, target)?;
-        }
-        freeze(ctx, &object);
-        define_listed(&root, &server.identifier, object)?;
+/// The members of `MCP`: `$api`, then one object per server.
+struct RootMembers {
+    state: SharedState,
+    toolbox: Arc<Toolbox>,
+}
+
+impl lazy::Members for RootMembers {
+    fn names(&self) -> Vec<&str> {
+        let servers = self.toolbox.mcp.servers.iter();
+        std::iter::once("$api")
+            .chain(servers.map(|server| server.identifier.as_str()))
+            .collect()
     }
-    freeze(ctx, &root);
-    Ok(root)
+
+    fn find(&self, name: &str) -> Option<u32> {
+        if name == "$api" {
+            return Some(0);
+        }
+        Some(self.toolbox.mcp.server_index(name)? as u32 + 1)
+    }
+
+    fn enumerable(&self) -> bool {
+        true
+    }
+
+    fn make<'js>(&self, ctx: &Ctx<'js>, key: u32) -> rquickjs::Result<Value<'js>> {
+        let Some(server) = (key as usize).checked_sub(1) else {
+            return Ok(root_api_function(ctx, &self.state)?
+                .with_name("$api")?
+                .into_value());
+        };
+        let members = Rc::new(ServerMembers {
+            state: self.state.clone(),
+            toolbox: self.toolbox.clone(),
+            server,
+        });
+        lazy::object(ctx, self.state.lazy_class.get(), members)
+    }
+}
+
+/// The members of `MCP.<server>`, in the order of its layout.
+struct ServerMembers {
+    state: SharedState,
+    toolbox: Arc<Toolbox>,
+    server: usize,
+}
+
+impl ServerMembers {
+    fn layout(&self) -> rquickjs::Result<&ServerLayout> {
+        self.toolbox
+            .mcp
+            .layout(self.server)
+            .ok_or(rquickjs::Error::Unknown)
+    }
+}
+
+impl lazy::Members for ServerMembers {
+    fn names(&self) -> Vec<&str> {
+        self.layout()
+            .map(|layout| {
+                layout
+                    .members
+                    .iter()
+                    .map(|(name, _)| name.as_str())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn find(&self, name: &str) -> Option<u32> {
+        self.layout().ok()?.find(name)
+    }
+
+    fn enumerable(&self) -> bool {
+        true
+    }
+
+    fn make<'js>(&self, ctx: &Ctx<'js>, key: u32) -> rquickjs::Result<Value<'js>> {
+        let layout = self.layout()?;
+        let (name, member) = layout
+            .members
+            .get(key as usize)
+            .ok_or(rquickjs::Error::Unknown)?;
+        let (state, s) = (&self.state, self.server);
+        let function = match *member {
+            Member::Api => server_api_function(ctx, state, s)?,
+            Member::Tool(t) => tool_function(ctx, state, s, t)?,
+            Member::Refusal(r) => {
+                let message = self.toolbox.mcp.refusals[r].message.clone();
+                refusal_function(ctx, message)?
+            }
+            Member::Group(g) => {
+                // A group has a few operations (resources, prompts): made
+                // together, frozen.
+                let group = Object::new(ctx.clone())?;
+                for (operation, t) in &layout.groups[g].1 {
+                    let function = tool_function(ctx, state, s, *t)?;
+                    define_listed(&group, operation, function.with_name(operation.as_str())?)?;
+                }
+                freeze(ctx, &group);
+                return Ok(group.into_value());
+            }
+        };
+        Ok(function.with_name(name.as_str())?.into_value())
+    }
 }
 
 /// `MCP.<server>.<tool>(input)`: a nested call to the tool's exact catalog id.

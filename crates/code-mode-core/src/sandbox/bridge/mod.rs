@@ -12,15 +12,17 @@ pub(super) mod feed;
 mod mcp;
 mod namespace;
 
+use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use rquickjs::function::Rest;
-use rquickjs::{Ctx, Function, Object, Persistent, Promise, Value};
+use rquickjs::{Ctx, Function, Persistent, Promise, Value};
 
 use super::calls::Yield;
 use super::js::{define, freeze};
 use super::json::to_text;
+use super::lazy;
 use super::state::{SharedState, VmState};
 use super::toolbox::Toolbox;
 use crate::catalog::SearchLimit;
@@ -37,22 +39,83 @@ pub(super) fn install<'js>(
     toolbox: &Arc<Toolbox>,
 ) -> rquickjs::Result<()> {
     let globals = ctx.globals();
-    define(&globals, "ALL_TOOLS", all_tools(ctx, toolbox)?)?;
-    let tools = Object::new(ctx.clone())?;
-    define(&tools, "search", search_function(ctx, state)?)?;
-    define(&tools, "describe", describe_function(ctx, state)?)?;
-    define(&tools, "call", call_function(ctx, state)?)?;
-    // The catalog never names `search`, `describe` or `call` here.
-    for (name, entry) in toolbox.catalog.convenience_names() {
-        let function =
-            convenience_function(ctx, state, entry.id.clone(), name.to_owned())?.with_name(name)?;
-        define(&tools, name, function)?;
-    }
-    freeze(ctx, &tools);
+    // Both made when first used, so a fresh VM costs the same whatever the
+    // catalog's size (`lazy.rs`).
+    state.global_maker.set(Some(make_global));
+    lazy::define_global(ctx, "ALL_TOOLS")?;
+    let members = Rc::new(ToolsMembers {
+        state: state.clone(),
+        toolbox: toolbox.clone(),
+    });
+    let tools = lazy::object(ctx, state.lazy_class.get(), members)?;
     define(&globals, "tools", tools)?;
     define(&globals, "yield_control", yield_function(ctx, state)?)?;
     mcp::install(ctx, state, toolbox)?;
     namespace::install(ctx, state, toolbox)
+}
+
+/// The lazy globals of the bridge.
+fn make_global<'js>(
+    ctx: &Ctx<'js>,
+    state: &VmState,
+    name: &str,
+) -> rquickjs::Result<Option<Value<'js>>> {
+    match name {
+        "ALL_TOOLS" => all_tools(ctx, &*state.toolbox()?).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The members of `tools`: `search`, `describe`, `call`, then one
+/// convenience function per name that gets one, in catalog order.
+struct ToolsMembers {
+    state: SharedState,
+    toolbox: Arc<Toolbox>,
+}
+
+/// `tools`' helpers; their keys are their places here. A convenience
+/// function's key is `HELPERS.len()` plus its catalog entry's index.
+const HELPERS: [&str; 3] = ["search", "describe", "call"];
+
+impl lazy::Members for ToolsMembers {
+    fn names(&self) -> Vec<&str> {
+        let shortcuts = self.toolbox.catalog.convenience_names();
+        HELPERS
+            .iter()
+            .copied()
+            .chain(shortcuts.into_iter().map(|(name, _)| name))
+            .collect()
+    }
+
+    fn find(&self, name: &str) -> Option<u32> {
+        if let Some(helper) = HELPERS.iter().position(|&helper| helper == name) {
+            return Some(helper as u32);
+        }
+        let index = self.toolbox.catalog.shortcut(name)?;
+        Some((HELPERS.len() + index) as u32)
+    }
+
+    fn enumerable(&self) -> bool {
+        false
+    }
+
+    fn make<'js>(&self, ctx: &Ctx<'js>, key: u32) -> rquickjs::Result<Value<'js>> {
+        let state = &self.state;
+        let function = match key {
+            0 => search_function(ctx, state)?,
+            1 => describe_function(ctx, state)?,
+            2 => call_function(ctx, state)?,
+            _ => {
+                let entries = self.toolbox.catalog.entries();
+                let entry = entries
+                    .get(key as usize - HELPERS.len())
+                    .ok_or(rquickjs::Error::Unknown)?;
+                convenience_function(ctx, state, entry.id.clone(), entry.name.clone())?
+                    .with_name(&entry.name)?
+            }
+        };
+        Ok(function.into_value())
+    }
 }
 
 /// `ALL_TOOLS`: the compact guest entries, each frozen, in a frozen array.

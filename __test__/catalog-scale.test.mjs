@@ -1,0 +1,147 @@
+// Catalogs of any size (issue 18): `ALL_TOOLS` and the `tools` members are
+// made when a cell first uses them, and behave exactly as data properties of
+// frozen objects did (docs/catalog.md "What a cell costs").
+import assert from 'node:assert/strict'
+import { after, describe, test } from 'node:test'
+
+import { binding } from './helpers.mjs'
+
+const instances = []
+after(async () => {
+  for (const codeMode of instances) await codeMode.close()
+})
+
+function surface(tools) {
+  const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 60000 }, workerThreads: 1 })
+  instances.push(codeMode)
+  const run = codeMode.prepareRun({ runId: 'r', tools, executeTool: async (call) => ({ got: call.name }) })
+  return async (code) => {
+    const result = await run.exec({ code })
+    return result.status === 'completed' ? result.value : result.error
+  }
+}
+
+const TOOLS = [
+  { name: 'read', description: 'Read', source: 'openclaw', parameters: { type: 'object' } },
+  { name: 'write_file', description: 'W', source: 'openclaw' },
+  { name: 'dup', description: 'a', source: 'openclaw' },
+  { name: 'dup', description: 'b', source: 'openclaw', sourceName: 'p' },
+  { name: 'class', description: 'reserved', source: 'openclaw' },
+  { name: 'gh__x', description: 'mcp', source: 'mcp', sourceName: 'gh', mcp: { server: 'gh', tool: 'x' } },
+]
+
+describe('tools and ALL_TOOLS behave as frozen data', () => {
+  const cell = surface(TOOLS)
+
+  test('own names, keys, in, typeof', async () => {
+    assert.deepEqual(await cell('return Object.getOwnPropertyNames(tools)'), ['search', 'describe', 'call', 'read', 'write_file'])
+    assert.deepEqual(await cell('return Object.keys(tools)'), [])
+    assert.deepEqual(
+      await cell('return [typeof tools, typeof tools.read, typeof tools.nope, "read" in tools, "nope" in tools, "dup" in tools, "class" in tools, "toString" in tools, typeof tools.toString]'),
+      ['object', 'function', 'undefined', true, false, false, false, true, 'function'],
+    )
+    assert.deepEqual(
+      await cell('const t = tools; return [typeof t.read, t.hasOwnProperty("read"), Object.hasOwn(tools, "write_file"), tools.propertyIsEnumerable("read")]'),
+      ['function', true, true, false],
+    )
+    assert.deepEqual(await cell('return [Reflect.ownKeys(tools).length, Object.getOwnPropertySymbols(tools).length, Object.prototype.toString.call(tools), String(tools), Object.getPrototypeOf(tools) === Object.prototype]'), [5, 0, '[object Object]', '[object Object]', true])
+  })
+
+  test('frozen: descriptors, identity, assignment, delete, defineProperty', async () => {
+    assert.deepEqual(
+      await cell('return [Object.isFrozen(tools), Object.isExtensible(tools), Object.isSealed(tools), tools.read === tools.read, tools.read.name, tools.search.name, tools.read.length]'),
+      [true, false, true, true, 'read', '', 0],
+    )
+    const frozen = JSON.stringify({ writable: false, enumerable: false, configurable: false })
+    assert.equal(
+      await cell('return JSON.stringify(Object.getOwnPropertyDescriptor(tools, "read")) + JSON.stringify(Object.getOwnPropertyDescriptor(tools, "search")) + JSON.stringify(Object.getOwnPropertyDescriptor(tools, "nope"))'),
+      `${frozen}${frozen}undefined`,
+    )
+    assert.deepEqual(await cell('tools.read = 1; tools.x = 2; delete tools.read; return [typeof tools.read, tools.x, delete tools.nope]'), ['function', null, true])
+    assert.deepEqual(
+      await cell(`"use strict"; const r = []
+        for (const f of [() => { tools.read = 1 }, () => { tools.x = 2 }, () => { delete tools.read }, () => Object.defineProperty(tools, "y", { value: 1 }),
+                         () => Object.defineProperty(tools, "read", { value: 1 }), () => Object.defineProperty(tools, "read", { value: tools.read }),
+                         () => Object.freeze(tools), () => Object.setPrototypeOf(tools, null)]) {
+          try { f(); r.push("ok") } catch (e) { r.push(e.constructor.name + ": " + e.message) }
+        }
+        return r`),
+      [
+        "TypeError: 'read' is read-only",
+        'TypeError: object is not extensible',
+        'TypeError: could not delete property',
+        'TypeError: object is not extensible',
+        'TypeError: property is not configurable',
+        'ok',
+        'ok',
+        'TypeError: object is not extensible',
+      ],
+    )
+    assert.equal(await cell('tools.read.x = tools; return typeof tools.read.x.read'), 'function')
+  })
+
+  test('enumeration sees no members (they are not enumerable)', async () => {
+    assert.deepEqual(
+      await cell('const r = []; for (const k in tools) r.push(k); return [r, {...tools}, JSON.stringify(tools), Object.entries(tools).length, Object.assign({}, tools)]'),
+      [[], {}, '{}', 0, {}],
+    )
+  })
+
+  test('calls, search and ALL_TOOLS', async () => {
+    assert.deepEqual(await cell('return [await tools.read({}), await tools.call("read", {}), (await tools.search("read")).map(e => e.name)]'), [{ got: 'read' }, { got: 'read' }, ['read']])
+    assert.deepEqual(
+      await cell('return [ALL_TOOLS.length, Object.isFrozen(ALL_TOOLS), Object.isFrozen(ALL_TOOLS[0]), ALL_TOOLS.map(t => t.id), Array.isArray(ALL_TOOLS), ALL_TOOLS === ALL_TOOLS]'),
+      [5, true, true, ['openclaw:core:read', 'openclaw:core:write_file', 'openclaw:core:dup', 'openclaw:core:class', 'openclaw:p:dup'], true, true],
+    )
+    assert.deepEqual(
+      await cell('const d = Object.getOwnPropertyDescriptor(globalThis, "ALL_TOOLS"); return [d.writable, d.enumerable, d.configurable, Array.isArray(d.value), Object.getOwnPropertyNames(globalThis).includes("ALL_TOOLS"), delete globalThis.ALL_TOOLS, (ALL_TOOLS = 5, typeof ALL_TOOLS)]'),
+      [false, false, false, true, true, false, 'object'],
+    )
+    assert.equal(await cell('"use strict"; try { ALL_TOOLS = 1 } catch (e) { return e.constructor.name + ": " + e.message }'), "TypeError: 'ALL_TOOLS' is read-only")
+    // Listed before it is ever read, with the descriptor of a data property.
+    assert.equal(await cell('return Object.getOwnPropertyNames(globalThis).includes("ALL_TOOLS") && !("get" in Object.getOwnPropertyDescriptor(globalThis, "ALL_TOOLS"))'), true)
+  })
+})
+
+describe('a catalog of 5000 tools', () => {
+  const tools = Array.from({ length: 5000 }, (_, i) => ({ name: `tool_${i}`, description: `Tool number ${i}.`, source: 'openclaw', parameters: { type: 'object', properties: { n: { type: 'number' } } } }))
+  const cell = surface(tools)
+
+  test('every member is there, in catalog order, and calls its own tool', async () => {
+    const got = await cell(`const names = Object.getOwnPropertyNames(tools)
+      return [names.length, names.slice(0, 5), names.at(-1), ALL_TOOLS.length, ALL_TOOLS[4999].name, ALL_TOOLS.every((t, i) => t.name === "tool_" + i),
+              (await tools.tool_4321({ n: 1 })).got, Object.isFrozen(tools)]`)
+    assert.deepEqual(got, [5003, ['search', 'describe', 'call', 'tool_0', 'tool_1'], 'tool_4999', 5000, 'tool_4999', true, 'tool_4321', true])
+  })
+
+  test('a cell that reads neither makes neither', async () => {
+    assert.equal(await cell('return 1 + 1'), 2)
+    assert.deepEqual(await cell('return [(await tools.search("number 4999", { limit: 1 }))[0].name, typeof tools.tool_17]'), ['tool_4999', 'function'])
+  })
+})
+
+describe('hostile use of the lazy objects', () => {
+  const tools = Array.from({ length: 5000 }, (_, i) => ({ name: `tool_${i}`, description: '', source: 'openclaw' }))
+
+  test('making every member, tying them in cycles and collecting garbage leaves a VM that tears down cleanly', async () => {
+    const cell = surface(tools)
+    const got = await cell(`let made = 0
+      for (const name of Object.getOwnPropertyNames(tools)) { const f = tools[name]; f.back = tools; f.self = f; made++ }
+      let junk = []; for (let i = 0; i < 200000; i++) junk.push({ i, tools }); junk = null
+      for (let i = 0; i < 20; i++) Object.getOwnPropertyNames(tools)
+      return [made, Object.isFrozen(tools), tools.tool_9.back === tools]`)
+    assert.deepEqual(got, [5003, true, true])
+    // The next cell runs in a new VM: the last one was freed without error.
+    assert.equal(await cell('return 1'), 1)
+  })
+
+  test('enumerating under a tight memory limit fails the cell, not the process', async () => {
+    const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 60000, memoryLimitBytes: 1048576 }, workerThreads: 1 })
+    instances.push(codeMode)
+    const run = codeMode.prepareRun({ runId: 'r', tools, executeTool: async () => null })
+    const result = await run.exec({ code: 'const all = []; for (;;) all.push(Object.getOwnPropertyNames(tools), ALL_TOOLS.map((t) => ({ ...t })))' })
+    assert.equal(result.status, 'failed')
+    assert.equal(result.error, 'code mode memory limit exceeded.')
+    assert.equal((await run.exec({ code: 'return typeof tools.tool_1' })).value, 'function')
+  })
+})
