@@ -145,3 +145,40 @@ describe('hostile use of the lazy objects', () => {
     assert.equal((await run.exec({ code: 'return typeof tools.tool_1' })).value, 'function')
   })
 })
+
+describe('prepareRun reads the tool list from its JSON, field by field', () => {
+  const codeMode = binding.createCodeMode({ config: { enabled: true } })
+  instances.push(codeMode)
+  const prepare = (tools) => codeMode.prepareRun({ runId: 'r', tools, executeTool: async () => null })
+  const ok = { name: 'read', description: 'd', source: 'openclaw' }
+
+  test('each malformed field throws the documented message (docs/errors.md)', () => {
+    const cases = [
+      [{ not: 'a list' }, 'RunContext.tools must be an array.'],
+      ['read', 'RunContext.tools must be an array.'],
+      [[ok, 7], 'RunContext.tools[1] must be an object.'],
+      [[ok, [1]], 'RunContext.tools[1] must be an object.'],
+      [[{ ...ok, name: '' }], 'RunContext.tools[0].name must be a non-empty string.'],
+      [[{ ...ok, name: 3 }], 'RunContext.tools[0].name must be a non-empty string.'],
+      [[{ ...ok, source: 'other' }], 'RunContext.tools[0].source must be "openclaw", "mcp" or "client".'],
+      [[{ ...ok, label: 1 }], 'RunContext.tools[0].label must be a string.'],
+      [[{ ...ok, description: {} }], 'RunContext.tools[0].description must be a string.'],
+      [[{ ...ok, sourceName: true }], 'RunContext.tools[0].sourceName must be a string.'],
+      [[{ ...ok, directOnly: 'yes' }], 'RunContext.tools[0].directOnly must be a boolean.'],
+      [[{ ...ok, replaySafe: 1 }], 'RunContext.tools[0].replaySafe must be a boolean.'],
+      [[{ ...ok, source: 'mcp', mcp: 'x' }], 'RunContext.tools[0].mcp must be an object.'],
+      [[{ ...ok, source: 'mcp', mcp: { tool: 't' } }], 'RunContext.tools[0].mcp.server must be a non-empty string.'],
+      [[{ ...ok, source: 'mcp', mcp: { server: 's', tool: '' } }], 'RunContext.tools[0].mcp.tool must be a non-empty string.'],
+      [[{ ...ok, source: 'mcp', mcp: { server: 's', tool: 't', operation: 5 } }], 'RunContext.tools[0].mcp.operation must be a string.'],
+    ]
+    for (const [tools, message] of cases) assert.throws(() => prepare(tools), { message }, JSON.stringify(tools))
+    // A string that is not text (a lone surrogate) names its field.
+    assert.throws(() => prepare([{ ...ok, description: 'a\ud800b' }]), { message: /^RunContext\.tools\[0\]\.description could not be read: / })
+  })
+
+  test('absent, null and undefined optional fields are absent; unknown fields are ignored', async () => {
+    const run = prepare([{ name: 'read', source: 'openclaw', label: null, description: undefined, sourceName: null, directOnly: null, parameters: null, extra: { deep: [1] } }])
+    const result = await run.exec({ code: 'return [ALL_TOOLS[0], (await tools.describe("read")).parameters]' })
+    assert.deepEqual(result.value, [{ id: 'openclaw:core:read', name: 'read', description: '', source: 'openclaw' }, {}])
+  })
+})

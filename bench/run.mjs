@@ -1,4 +1,4 @@
-// The benchmark of @openclaw/code-mode against its peers (B1-B12), all in
+// The benchmark of @openclaw/code-mode against its peers (B1-B13), all in
 // one process, in interleaved rounds. Writes bench/RESULTS.md (or --out) and
 // prints the same tables.
 //
@@ -10,7 +10,7 @@
 //   --baseline PATH   a second build's index.js, measured as "baseline" next to
 //                     the product (copy its index.js and .node to one folder:
 //                     the loader finds the .node next to index.js)
-//   --only IDS        a comma-separated subset of B1..B12
+//   --only IDS        a comma-separated subset of B1..B13
 //   --out FILE        where to write the markdown (default: bench/RESULTS.md)
 //
 // Peers are devDependencies of bench/package.json (bench/ensure-peers.mjs
@@ -40,7 +40,7 @@ const { values: args } = parseArgs({
   },
 })
 
-const ALL = ['B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'B11', 'B12']
+const ALL = ['B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'B11', 'B12', 'B13']
 const selected = args.only ? args.only.split(',').map((s) => s.trim().toUpperCase()) : ALL
 for (const id of selected) if (!ALL.includes(id)) throw new Error(`--only: unknown workload ${id} (${ALL.join(', ')})`)
 if (typeof globalThis.gc !== 'function') console.warn('warning: run with node --expose-gc, so that gc() runs between slices')
@@ -62,6 +62,7 @@ const plan = args.quick
       fairness: { warmup: 0, rounds: 2 },
       aloneCells: 40,
       loaded: { warmup: 1, rounds: 5 },
+      catalogs: { prepares: 5, execs: 10, searches: 50 },
     }
   : {
       latency: { warmup: 5, rounds: 30 },
@@ -78,6 +79,7 @@ const plan = args.quick
       fairness: { warmup: 1, rounds: 5 },
       aloneCells: 100,
       loaded: { warmup: 2, rounds: 20 },
+      catalogs: { prepares: 15, execs: 40, searches: 200 },
     }
 
 // --- contenders -------------------------------------------------------------
@@ -194,5 +196,6 @@ function describePlan(p) {
     `calls ${p.calls.warmup} + ${p.calls.rounds}`,
     `fairness ${p.fairness.warmup} + ${p.fairness.rounds}`,
     `loaded ${p.loaded.warmup} + ${p.loaded.rounds} per load`,
+    `catalogs ${p.catalogs.prepares} prepareRun, ${p.catalogs.execs} execs, ${p.catalogs.searches} searches per size`,
   ].join('; ')
 }

@@ -180,7 +180,7 @@ impl CodeMode {
             active: plan.active,
             agent_run,
             model_tools_json: json_text(&plan.model_tools)?,
-            catalog_json: plan.catalog.all_tools_json().to_owned(),
+            catalog: plan.catalog.clone(),
             allowed_payload: plan.allowed_payload,
             diagnostics: plan.mcp.problems.clone(),
             scopes,

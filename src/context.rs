@@ -28,7 +28,7 @@ impl RunContext {
         let agent: Option<Unknown> = ctx.get_named_property("agentConfig").ok();
         let agent_config = to_json_value(env, agent)?;
         let tools: Option<Unknown> = ctx.get_named_property("tools").ok();
-        let tools = parse_tools(&to_json_value(env, tools)?)?;
+        let tools = parse_tools(js::to_json_text(env, tools)?.as_deref())?;
         let disable_tools = matches!(field(ctx, "disableTools")?, Field::Bool(true));
         let execute = function_ref(ctx, "executeTool")?;
         let on_event = function_ref(ctx, "onEvent")?;

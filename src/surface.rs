@@ -24,7 +24,8 @@ pub struct SurfaceParts {
     /// What its cells share; `None` when the context has no `executeTool`.
     pub agent_run: Option<Arc<AgentRun>>,
     pub model_tools_json: String,
-    pub catalog_json: String,
+    /// The run catalog; the `catalog` getter renders its guest entries.
+    pub catalog: Arc<code_mode_core::catalog::Catalog>,
     /// Names a provider payload may carry besides exec and wait (active), or
     /// the run's unchanged tool names (inactive).
     pub allowed_payload: Vec<String>,
@@ -82,7 +83,7 @@ impl CodeModeRunSurface {
     /// The guest-facing catalog (no MCP, no direct-only); empty when inactive.
     #[napi(getter, ts_return_type = "ToolCatalogEntry[]")]
     pub fn catalog<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
-        parse_json(env, &self.parts.catalog_json)
+        parse_json(env, self.parts.catalog.all_tools_json())
     }
 
     /// What the gateway could fix about the tools it passed, one sentence each

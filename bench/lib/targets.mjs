@@ -109,6 +109,21 @@ export function targetRows(results, builds) {
       met: (v) => v >= 1.5,
     },
     { id: 'B12', text: '1 busy process: B2 ≤ 60 µs per call', value: (n) => R('B12')?.[`${n}|B2|1`]?.median / 100, show: us, met: (v) => v <= 0.06 },
+    {
+      id: 'B13',
+      text: 'trivial exec at 5000 tools within 1.5× of 10 tools (OpenClaw; MCP)',
+      value: (n) => Math.max(...['openclaw', 'mcp'].map((k) => R('B13')?.[`${n}|${k}|5000`]?.trivial.median / R('B13')?.[`${n}|${k}|10`]?.trivial.median)),
+      show: (v) => `${num(v, 2)}×`,
+      met: (v) => v <= 1.5,
+    },
+    { id: 'B13', text: 'tools.search over 5000 tools ≤ 1 ms in the cell', value: (n) => R('B13')?.[`${n}|openclaw|5000`]?.inside.median, show: ms, met: (v) => v <= 1 },
+    {
+      id: 'B13',
+      text: 'prepareRun at 5000 tools ≤ 2 ms on the Node thread (OpenClaw; MCP)',
+      value: (n) => Math.max(...['openclaw', 'mcp'].map((k) => R('B13')?.[`${n}|${k}|5000`]?.prepare.median)),
+      show: ms,
+      met: (v) => v <= 2,
+    },
     ...[0, 1].map((load) => ({
       id: 'B12',
       text: `${load} busy: B2 p90 ≤ 2× median`,

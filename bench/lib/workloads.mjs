@@ -1,4 +1,4 @@
-// The workloads B1-B12 (B10 and B11, which drive several run surfaces of
+// The workloads B1-B13 (B10 and B11, which drive several run surfaces of
 // the product, live in sessions.mjs). Each takes the contenders and the plan (round
 // counts), measures, and returns its section of the report: tables, notes,
 // and `data`, the figures the summary's targets are read from.
@@ -395,3 +395,4 @@ export async function b9({ all, product, plan }) {
 
 export { b10, b11 } from './sessions.mjs'
 export { b12 } from './loaded.mjs'
+export { b13 } from './catalogs.mjs'

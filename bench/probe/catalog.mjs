@@ -12,6 +12,8 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 
+import { catalog } from '../lib/catalogs.mjs'
+
 const here = path.dirname(fileURLToPath(import.meta.url))
 const { values: args } = parseArgs({
   options: {
@@ -23,23 +25,6 @@ const { values: args } = parseArgs({
 const binding = createRequire(import.meta.url)(path.resolve(args.product))
 const rounds = Number(args.rounds)
 
-const SCHEMA = { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'number' } }, required: ['path'] }
-const WORDS = ['read', 'write', 'list', 'search', 'create', 'delete', 'update', 'fetch', 'send', 'sync']
-const NOUNS = ['file', 'issue', 'message', 'page', 'record', 'event', 'user', 'branch', 'ticket', 'note']
-
-/** `count` tools with one small schema each. */
-export function catalog(count, mcp = false) {
-  return Array.from({ length: count }, (_, i) => {
-    const verb = WORDS[i % 10]
-    const noun = NOUNS[Math.floor(i / 10) % 10]
-    const name = `${verb}_${noun}_${i}`
-    const description = `${verb[0].toUpperCase()}${verb.slice(1)} a ${noun} (variant ${i}).`
-    if (!mcp) return { name, description, source: 'openclaw', parameters: SCHEMA }
-    const server = `server${i % 10}`
-    return { name: `${server}__${name}`, description, source: 'mcp', sourceName: server, parameters: SCHEMA, mcp: { server, tool: name } }
-  })
-}
-
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))]
 const fmt = (x) => (x >= 10 ? x.toFixed(1) : x.toFixed(3))
@@ -49,7 +34,7 @@ const executeTool = async () => ({ ok: true })
 console.log(`| tools | prepareRun (Node thread) | trivial exec | exec with one tools.search | search inside the cell |`)
 console.log(`|---:|---:|---:|---:|---:|`)
 for (const count of [10, 100, 1000, 5000]) {
-  const tools = catalog(count, args.mcp)
+  const tools = catalog(count, args.mcp ? 'mcp' : 'openclaw')
   const prepare = []
   let run
   for (let i = 0; i < Math.max(5, Math.floor(rounds / 3)); i++) {

@@ -1,6 +1,8 @@
 //! One catalog entry: its public fields, the lower-cased text search compares,
 //! and its compact JSON (what `ALL_TOOLS` and `tools.search` return).
 
+use std::sync::{Arc, OnceLock};
+
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -13,19 +15,22 @@ pub struct CatalogEntry {
     pub label: Option<String>,
     pub description: String,
     /// The input JSON Schema; `{}` when the tool has none.
-    pub parameters: Value,
+    pub parameters: Arc<Value>,
     /// Whether the gateway gave a schema (`parameters` is `{}` when not).
     pub has_parameters: bool,
     pub source: ToolSource,
     pub source_name: Option<String>,
     pub replay_safe: bool,
     pub mcp: Option<McpMeta>,
-    pub(super) lower: Lowered,
-    compact_json: String,
+    /// Made on first use (search, suggestions): a run surface that never
+    /// searches never lower-cases its catalog.
+    lower: OnceLock<Lowered>,
+    /// Made on first use (`ALL_TOOLS`, search results).
+    compact_json: OnceLock<String>,
     /// `tools.describe`'s answer with its TypeScript `declaration`, made by
     /// the bridge on the first describe of the run (the catalog cannot
     /// render declarations itself: the renderer is the MCP namespace's).
-    pub described: std::sync::OnceLock<String>,
+    pub described: OnceLock<String>,
 }
 
 /// Lower-cased copies of the searchable text, computed once per run.
@@ -55,13 +60,8 @@ struct GuestJson<'a> {
 
 impl CatalogEntry {
     pub(super) fn new(id: String, spec: &ToolSpec) -> Self {
-        let mut entry = CatalogEntry {
-            lower: Lowered {
-                id: id.to_lowercase(),
-                name: spec.name.to_lowercase(),
-                label: spec.label.as_deref().map(str::to_lowercase),
-                description: spec.description.to_lowercase(),
-            },
+        let entry = CatalogEntry {
+            lower: OnceLock::new(),
             id,
             name: spec.name.clone(),
             label: spec.label.clone(),
@@ -74,22 +74,31 @@ impl CatalogEntry {
                 .parameters
                 .clone()
                 .filter(|schema| !schema.is_null())
-                .unwrap_or_else(|| json!({})),
+                .unwrap_or_else(|| Arc::new(json!({}))),
             source: spec.source,
             source_name: spec.source_name.clone(),
             replay_safe: spec.replay_safe,
             mcp: spec.mcp.clone(),
-            compact_json: String::new(),
-            described: std::sync::OnceLock::new(),
+            compact_json: OnceLock::new(),
+            described: OnceLock::new(),
         };
-        entry.compact_json = entry.guest_json(false);
         entry
     }
 
+    /// The lower-cased text search and suggestions compare.
+    pub(super) fn lower(&self) -> &Lowered {
+        self.lower.get_or_init(|| Lowered {
+            id: self.id.to_lowercase(),
+            name: self.name.to_lowercase(),
+            label: self.label.as_deref().map(str::to_lowercase),
+            description: self.description.to_lowercase(),
+        })
+    }
+
     /// `{id, name, label?, description, source, sourceName?}` as JSON text
-    /// (precomputed).
+    /// (made once, on first use).
     pub fn compact_json(&self) -> &str {
-        &self.compact_json
+        self.compact_json.get_or_init(|| self.guest_json(false))
     }
 
     /// The compact entry plus `parameters`, as JSON text (what `tools.describe`
@@ -106,7 +115,7 @@ impl CatalogEntry {
             description: &self.description,
             source: self.source,
             source_name: self.source_name.as_deref(),
-            parameters: with_parameters.then_some(&self.parameters),
+            parameters: with_parameters.then_some(&*self.parameters),
         };
         // Strings and a `serde_json::Value` (string keys only) cannot fail to serialize.
         serde_json::to_string(&shape).expect("catalog entries serialize")
@@ -138,14 +147,14 @@ mod tests {
     #[test]
     fn describe_json_adds_parameters_defaulting_to_an_empty_object() {
         let bare = CatalogEntry::new("openclaw:core:read".into(), &core("read"));
-        assert_eq!(bare.parameters, json!({}));
+        assert_eq!(*bare.parameters, json!({}));
         assert_eq!(
             bare.describe_json(),
             r#"{"id":"openclaw:core:read","name":"read","description":"read tool","source":"openclaw","parameters":{}}"#
         );
         let mut spec = plugin("browse", "browser");
         spec.parameters =
-            Some(json!({"type": "object", "properties": {"url": {"type": "string"}}}));
+            Some(json!({"type": "object", "properties": {"url": {"type": "string"}}}).into());
         let entry = CatalogEntry::new("openclaw:browser:browse".into(), &spec);
         assert_eq!(
             entry.describe_json(),
@@ -162,9 +171,9 @@ mod tests {
             "openclaw:core:Web_Fetch".into(),
             &described(core("Web_Fetch"), Some("Web Fetch"), "Fetch a URL"),
         );
-        assert_eq!(entry.lower.id, "openclaw:core:web_fetch");
-        assert_eq!(entry.lower.name, "web_fetch");
-        assert_eq!(entry.lower.label.as_deref(), Some("web fetch"));
-        assert_eq!(entry.lower.description, "fetch a url");
+        assert_eq!(entry.lower().id, "openclaw:core:web_fetch");
+        assert_eq!(entry.lower().name, "web_fetch");
+        assert_eq!(entry.lower().label.as_deref(), Some("web fetch"));
+        assert_eq!(entry.lower().description, "fetch a url");
     }
 }

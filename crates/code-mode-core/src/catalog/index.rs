@@ -84,7 +84,7 @@ impl SearchIndex {
         let mut index = SearchIndex::default();
         let mut ids: Vec<&str> = Vec::new();
         for (k, entry) in entries.enumerate() {
-            let lower = &entry.lower;
+            let lower = entry.lower();
             index.name.push(&lower.name);
             index.id.push(&lower.id);
             index.label.push(lower.label.as_deref().unwrap_or(""));

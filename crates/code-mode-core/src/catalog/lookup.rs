@@ -38,8 +38,8 @@ impl Catalog {
         let scores: Vec<(u32, u32, &CatalogEntry)> = self
             .guest_entries()
             .map(|entry| {
-                let near = near_score(&entry.lower, &near);
-                let score = suggestion_score(&entry.lower, &needle, &needle_tokens) + near;
+                let near = near_score(entry.lower(), &near);
+                let score = suggestion_score(entry.lower(), &needle, &needle_tokens) + near;
                 (score, near, entry)
             })
             .filter(|&(score, _, _)| score > 0)

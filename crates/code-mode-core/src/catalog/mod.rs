@@ -21,7 +21,7 @@ use index::SearchIndex;
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -60,7 +60,8 @@ pub struct ToolSpec {
     pub name: String,
     pub label: Option<String>,
     pub description: String,
-    pub parameters: Option<Value>,
+    /// Shared with the catalog entry (a schema is not copied per run).
+    pub parameters: Option<Arc<Value>>,
     pub source: ToolSource,
     pub source_name: Option<String>,
     pub direct_only: bool,
@@ -89,7 +90,8 @@ pub struct Catalog {
     by_id: HashMap<String, usize>,
     /// Guest entries by exact name; more than one index means the name is ambiguous.
     guest_by_name: HashMap<String, Vec<usize>>,
-    all_tools_json: String,
+    /// `ALL_TOOLS` as JSON text, made on first use.
+    all_tools_json: OnceLock<String>,
     /// Entries that get a `tools.<name>` function.
     convenience: Vec<usize>,
     /// Entries per source, `(openclaw, mcp, client)`: every result's telemetry.
@@ -138,14 +140,12 @@ impl Catalog {
                 .or_default()
                 .push(i);
         }
-        let compact: Vec<&str> = guest.iter().map(|&i| entries[i].compact_json()).collect();
-        let all_tools_json = format!("[{}]", compact.join(","));
         let mut catalog = Catalog {
             entries,
             guest,
             by_id,
             guest_by_name,
-            all_tools_json,
+            all_tools_json: OnceLock::new(),
             convenience: Vec::new(),
             source_counts: (0, 0, 0),
             search_index: OnceLock::new(),
@@ -188,7 +188,13 @@ impl Catalog {
 
     /// `ALL_TOOLS` as JSON text: the compact guest entries in catalog order.
     pub fn all_tools_json(&self) -> &str {
-        &self.all_tools_json
+        self.all_tools_json.get_or_init(|| {
+            let compact: Vec<&str> = self
+                .guest_entries()
+                .map(CatalogEntry::compact_json)
+                .collect();
+            format!("[{}]", compact.join(","))
+        })
     }
 
     /// The entry with exactly this id, MCP included (for the `MCP` namespace).

@@ -50,7 +50,7 @@ impl Catalog {
         let terms = terms(&query);
         let mut hits: Vec<(u32, &CatalogEntry)> = self
             .guest_entries()
-            .map(|entry| (score(&entry.lower, &terms), entry))
+            .map(|entry| (score(entry.lower(), &terms), entry))
             .filter(|&(score, _)| score > 0)
             .collect();
         hits.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| cmp_code_units(&a.1.id, &b.1.id)));
@@ -141,7 +141,7 @@ mod tests {
             .search(query, SearchLimit::Absent, 50, 50)
             .unwrap()
             .into_iter()
-            .map(|entry| (score(&entry.lower, &terms), entry.name.clone()))
+            .map(|entry| (score(entry.lower(), &terms), entry.name.clone()))
             .collect()
     }
 

@@ -159,7 +159,7 @@ impl McpNamespace {
         if schema {
             let schemas: serde_json::Map<String, Value> = tools
                 .iter()
-                .map(|tool| (tool.method.clone(), tool.parameters.clone()))
+                .map(|tool| (tool.method.clone(), (*tool.parameters).clone()))
                 .collect();
             answer["schemas"] = Value::Object(schemas);
         }

@@ -206,7 +206,7 @@ impl ServerBuild<'_, '_> {
             parameters: if entry.has_parameters {
                 entry.parameters.clone()
             } else {
-                Value::Null
+                std::sync::Arc::new(Value::Null)
             },
             object_schema: problem.is_none(),
             notes,

@@ -94,7 +94,7 @@ pub struct McpTool {
     pub description: String,
     /// The input JSON Schema as the gateway gave it; `Value::Null` when the
     /// tool has none.
-    pub parameters: Value,
+    pub parameters: std::sync::Arc<Value>,
     /// Whether `parameters` describes an object; when not, the input goes out
     /// unchecked and the declaration says so instead of rendering it.
     pub object_schema: bool,

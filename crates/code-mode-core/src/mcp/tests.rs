@@ -12,7 +12,7 @@ fn schema() -> Value {
 
 fn tool(server: &str, name: &str) -> ToolSpec {
     ToolSpec {
-        parameters: Some(schema()),
+        parameters: Some(schema().into()),
         ..mcp(&format!("{server}__{name}"), server, name)
     }
 }
@@ -125,9 +125,9 @@ fn odd_tools_are_reported_and_never_stop_the_others() {
     let mut no_schema = mcp("a__none", "a", "none");
     no_schema.parameters = None;
     let mut not_object = mcp("a__str", "a", "str");
-    not_object.parameters = Some(json!({"type": "string"}));
+    not_object.parameters = Some(json!({"type": "string"}).into());
     let mut not_a_schema = mcp("a__num", "a", "num");
-    not_a_schema.parameters = Some(json!(7));
+    not_a_schema.parameters = Some(json!(7).into());
     let ns = namespace(&[
         no_schema,
         not_object,
@@ -168,7 +168,7 @@ fn odd_tools_are_reported_and_never_stop_the_others() {
         .message
         .starts_with("MCP.a.sub cannot be called: the gateway gave its MCP tool (mcp:a:sub) the operation \"resources_subscribe\""));
     let none = &ns.servers[0].tools[0];
-    assert_eq!(none.parameters, Value::Null);
+    assert_eq!(*none.parameters, Value::Null);
     assert_eq!(
         none.notes,
         ["The server gave no input schema: the input object is passed on as it is."]

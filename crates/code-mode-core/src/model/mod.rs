@@ -215,8 +215,9 @@ fn definition(tool: &ToolSpec) -> ModelTool {
         description: tool.description.clone(),
         parameters: tool
             .parameters
-            .clone()
+            .as_deref()
             .filter(|schema| !schema.is_null())
+            .cloned()
             .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
         tool_kind: None,
     }

@@ -249,7 +249,7 @@ fn wait_description_mentions_run_id_of_waiting_results() {
 #[test]
 fn inactive_runs_show_their_tools_unchanged() {
     let mut read = tool("read", false);
-    read.parameters = Some(json!({"type": "object", "required": ["path"]}));
+    read.parameters = Some(json!({"type": "object", "required": ["path"]}).into());
     let tools = [read, tool("tool_search", false), tool("computer", true)];
     let shown = model_tools(false, &tools, "unused".into(), &context());
     let names: Vec<&str> = shown.iter().map(|t| t.name.as_str()).collect();

@@ -8,7 +8,7 @@ use crate::catalog::{Catalog, ToolSpec};
 
 fn catalog(schema: Value) -> Catalog {
     Catalog::build(&[ToolSpec {
-        parameters: Some(schema),
+        parameters: Some(schema.into()),
         ..core("read_file")
     }])
 }

@@ -9,7 +9,7 @@ use crate::mcp::McpNamespace;
 fn with_schema(server: &str, name: &str, description: &str, schema: serde_json::Value) -> ToolSpec {
     ToolSpec {
         description: description.to_owned(),
-        parameters: Some(schema),
+        parameters: Some(schema.into()),
         ..mcp(&format!("{server}__{name}"), server, name)
     }
 }
