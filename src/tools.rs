@@ -2,15 +2,14 @@
 //! programming error: it throws, naming the offending field.
 //!
 //! The list arrives as the JSON text of one `JSON.stringify` and is read
-//! field by field straight from that text: only each tool's schema becomes
-//! a JSON value, with no tree of the whole list built and dropped on the
-//! way (at 5000 tools that tree took 30 ms of the Node thread).
+//! field by field straight from that text, with no tree of the whole list
+//! built and dropped on the way (at 5000 tools that tree took 30 ms of the
+//! Node thread); each tool's schema stays text until something needs it.
 
-use code_mode_core::catalog::{McpMeta, ToolSource, ToolSpec};
+use code_mode_core::catalog::{McpMeta, Schema, ToolSource, ToolSpec};
 use napi::{Error, Result};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 /// A tool as JSON, each field still raw text: checked one by one below.
 #[derive(Deserialize)]
@@ -96,18 +95,16 @@ fn parse_tool(index: usize, tool: &RawValue) -> Result<ToolSpec> {
         None => None,
         Some(meta) => Some(parse_mcp(meta, &field("mcp"))?),
     };
-    let parameters = match raw.parameters.filter(|raw| !is_null(raw)) {
-        None => None,
-        Some(schema) => Some(
-            serde_json::from_str::<Value>(schema.get())
-                .map_err(|e| Error::from_reason(e.to_string()))?,
-        ),
-    };
+    // Kept as text; read into a value when first needed.
+    let parameters = raw
+        .parameters
+        .filter(|raw| !is_null(raw))
+        .map(|schema| Schema::from_json(schema.to_owned()));
     Ok(ToolSpec {
         name,
         label: optional_string(raw.label, &field("label"))?,
         description: optional_string(raw.description, &field("description"))?.unwrap_or_default(),
-        parameters: parameters.map(std::sync::Arc::new),
+        parameters,
         source,
         source_name: optional_string(raw.source_name, &field("sourceName"))?,
         direct_only: optional_bool(raw.direct_only, &field("directOnly"))?,

@@ -17,7 +17,7 @@ fn run_tools(fixture: &Value) -> Vec<ToolSpec> {
         name: format!("{server}__{name}"),
         label: None,
         description: tool["description"].as_str().unwrap_or_default().to_owned(),
-        parameters: tool.get("inputSchema").cloned().map(std::sync::Arc::new),
+        parameters: tool.get("inputSchema").cloned().map(Into::into),
         source: ToolSource::Mcp,
         source_name: Some(server.to_owned()),
         direct_only: false,

@@ -1,12 +1,12 @@
 //! One catalog entry: its public fields, the lower-cased text search compares,
 //! and its compact JSON (what `ALL_TOOLS` and `tools.search` return).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::{McpMeta, ToolSource, ToolSpec};
+use super::{McpMeta, Schema, ToolSource, ToolSpec};
 
 #[derive(Clone, Debug)]
 pub struct CatalogEntry {
@@ -15,7 +15,7 @@ pub struct CatalogEntry {
     pub label: Option<String>,
     pub description: String,
     /// The input JSON Schema; `{}` when the tool has none.
-    pub parameters: Arc<Value>,
+    pub parameters: Schema,
     /// Whether the gateway gave a schema (`parameters` is `{}` when not).
     pub has_parameters: bool,
     pub source: ToolSource,
@@ -74,7 +74,7 @@ impl CatalogEntry {
                 .parameters
                 .clone()
                 .filter(|schema| !schema.is_null())
-                .unwrap_or_else(|| Arc::new(json!({}))),
+                .unwrap_or_else(|| Schema::from(json!({}))),
             source: spec.source,
             source_name: spec.source_name.clone(),
             replay_safe: spec.replay_safe,
@@ -115,7 +115,7 @@ impl CatalogEntry {
             description: &self.description,
             source: self.source,
             source_name: self.source_name.as_deref(),
-            parameters: with_parameters.then_some(&*self.parameters),
+            parameters: with_parameters.then_some(&**self.parameters.value()),
         };
         // Strings and a `serde_json::Value` (string keys only) cannot fail to serialize.
         serde_json::to_string(&shape).expect("catalog entries serialize")
@@ -147,7 +147,7 @@ mod tests {
     #[test]
     fn describe_json_adds_parameters_defaulting_to_an_empty_object() {
         let bare = CatalogEntry::new("openclaw:core:read".into(), &core("read"));
-        assert_eq!(*bare.parameters, json!({}));
+        assert_eq!(**bare.parameters.value(), json!({}));
         assert_eq!(
             bare.describe_json(),
             r#"{"id":"openclaw:core:read","name":"read","description":"read tool","source":"openclaw","parameters":{}}"#

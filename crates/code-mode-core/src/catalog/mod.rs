@@ -10,21 +10,22 @@ mod index;
 mod lookup;
 mod names;
 pub(crate) mod near;
+mod schema;
 mod search;
 #[cfg(test)]
 pub(crate) mod testing;
 
 pub use entry::CatalogEntry;
+pub use schema::Schema;
 pub use search::SearchLimit;
 
 use index::SearchIndex;
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use serde::Serialize;
-use serde_json::Value;
 
 /// Where a tool comes from. Plugin tools are `Openclaw` with a `source_name`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -60,8 +61,8 @@ pub struct ToolSpec {
     pub name: String,
     pub label: Option<String>,
     pub description: String,
-    /// Shared with the catalog entry (a schema is not copied per run).
-    pub parameters: Option<Arc<Value>>,
+    /// Shared with the catalog entry, read on first use.
+    pub parameters: Option<Schema>,
     pub source: ToolSource,
     pub source_name: Option<String>,
     pub direct_only: bool,

@@ -182,7 +182,7 @@ impl ServerBuild<'_, '_> {
         let method = path.join(".");
         let problem = schema_problem(entry);
         let rules = match problem {
-            None => InputRules::of(&entry.parameters),
+            None => InputRules::of(entry.parameters.value()),
             Some(problem) => {
                 notes.push(problem.note().to_owned());
                 self.problems.push(format!(
@@ -204,7 +204,7 @@ impl ServerBuild<'_, '_> {
             name: entry.name.clone(),
             description: entry.description.clone(),
             parameters: if entry.has_parameters {
-                entry.parameters.clone()
+                entry.parameters.value().clone()
             } else {
                 std::sync::Arc::new(Value::Null)
             },
@@ -252,7 +252,7 @@ fn schema_problem(entry: &CatalogEntry) -> Option<SchemaProblem> {
     if !entry.has_parameters {
         return Some(SchemaProblem::Missing);
     }
-    let Some(object) = entry.parameters.as_object() else {
+    let Some(object) = entry.parameters.value().as_object() else {
         return Some(SchemaProblem::NotAnObject);
     };
     match object.get("type") {

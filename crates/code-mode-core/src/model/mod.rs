@@ -215,9 +215,9 @@ fn definition(tool: &ToolSpec) -> ModelTool {
         description: tool.description.clone(),
         parameters: tool
             .parameters
-            .as_deref()
+            .as_ref()
             .filter(|schema| !schema.is_null())
-            .cloned()
+            .map(|schema| (**schema.value()).clone())
             .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
         tool_kind: None,
     }

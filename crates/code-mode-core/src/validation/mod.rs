@@ -92,7 +92,7 @@ impl InputValidators {
             Err(message::reject(
                 validator,
                 &instance,
-                &entry.parameters,
+                entry.parameters.value(),
                 list_all,
             ))
         })
@@ -104,7 +104,7 @@ impl InputValidators {
         }
         // Compiled outside the lock: two cells may compile the same schema
         // once each, and neither waits for the other.
-        let compiled = Arc::new(match compile(&entry.parameters) {
+        let compiled = Arc::new(match compile(entry.parameters.value()) {
             Ok(validator) => Compiled::Checked(validator),
             Err(why) => {
                 record_problem(format!(

@@ -195,7 +195,7 @@ fn described(entry: &crate::catalog::CatalogEntry) -> String {
         &entry.name,
         &entry.id,
         &entry.description,
-        &entry.parameters,
+        entry.parameters.value(),
         entry.has_parameters,
     );
     let json = entry.describe_json();
