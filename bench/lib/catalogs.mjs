@@ -75,7 +75,7 @@ export async function b13({ products, plan }) {
           rows.push([
             kind,
             String(size),
-            product.label ?? product.name,
+            product.name,
             ms(s.prepare.median),
             `${ms(s.trivial.median)} (p95 ${ms(s.trivial.p95)})`,
             ms(s.search.median),
