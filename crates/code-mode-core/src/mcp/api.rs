@@ -36,7 +36,7 @@ impl McpNamespace {
                 json!({
                     "path": file.path,
                     "description": file.description,
-                    "bytes": file.content.len(),
+                    "bytes": self.file_content(file).len(),
                 })
             })
             .collect();
@@ -53,11 +53,12 @@ impl McpNamespace {
             .iter()
             .find(|file| file.path == path)
             .ok_or_else(|| messages::api_unknown_file(path))?;
+        let content = self.file_content(file);
         Ok(json!({
             "path": file.path,
-            "content": file.content,
+            "content": content,
             "description": file.description,
-            "bytes": file.content.len(),
+            "bytes": content.len(),
         })
         .to_string())
     }
@@ -150,7 +151,7 @@ impl McpNamespace {
                     .files
                     .iter()
                     .find(|file| file.path == format!("mcp/{}.d.ts", server.identifier))
-                    .map(|file| file.content.clone())
+                    .map(|file| self.file_content(file).to_owned())
                     .unwrap_or_else(|| declarations::server_declaration(server, &tools)),
                 Some(_) => declarations::server_declaration(server, &tools),
             },

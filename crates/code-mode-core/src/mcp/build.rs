@@ -10,10 +10,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::declarations;
 use super::input::InputRules;
 use super::names::{camel_case, Identifiers};
-use super::{ApiFile, McpNamespace, McpServer, McpTool, Operation, Refusal};
+use super::{ApiFile, FileOf, McpNamespace, McpServer, McpTool, Operation, Refusal};
 use crate::catalog::{Catalog, CatalogEntry, ToolSource};
 use crate::messages;
 
@@ -271,17 +270,16 @@ fn files(servers: &[McpServer]) -> Vec<ApiFile> {
     let mut files = vec![ApiFile::new(
         "mcp/index.d.ts".to_owned(),
         "The MCP namespace: every visible server, with a reference to its file.".to_owned(),
-        declarations::index_file(servers),
+        FileOf::Index,
     )];
-    for server in servers {
-        let tools: Vec<&McpTool> = server.tools.iter().collect();
+    for (s, server) in servers.iter().enumerate() {
         files.push(ApiFile::new(
             format!("mcp/{}.d.ts", server.identifier),
             format!(
                 "The MCP server {}: its tools as functions of MCP.{}.",
                 server.server_name, server.identifier
             ),
-            declarations::server_declaration(server, &tools),
+            FileOf::Server(s),
         ));
     }
     files

@@ -123,15 +123,29 @@ pub struct McpServer {
 pub struct ApiFile {
     pub path: String,
     pub description: String,
-    pub content: String,
+    /// What the file declares; its text is rendered on first use
+    /// ([`McpNamespace::file_content`]), on the worker of the cell that
+    /// reads it, once per run surface.
+    of: FileOf,
+    content: std::sync::OnceLock<String>,
+}
+
+/// What an API file declares.
+#[derive(Clone, Copy, Debug)]
+enum FileOf {
+    /// `mcp/index.d.ts`: every visible server.
+    Index,
+    /// `mcp/<identifier>.d.ts`: `servers[s]`.
+    Server(usize),
 }
 
 impl ApiFile {
-    fn new(path: String, description: String, content: String) -> Self {
+    fn new(path: String, description: String, of: FileOf) -> Self {
         Self {
             path,
             description,
-            content,
+            of,
+            content: std::sync::OnceLock::new(),
         }
     }
 }
@@ -180,6 +194,18 @@ impl McpNamespace {
     /// The identifiers of the visible servers.
     pub fn server_identifiers(&self) -> Vec<String> {
         self.servers.iter().map(|s| s.identifier.clone()).collect()
+    }
+
+    /// The text of an API file of this namespace, rendered on first use.
+    pub fn file_content<'a>(&'a self, file: &'a ApiFile) -> &'a str {
+        file.content.get_or_init(|| match file.of {
+            FileOf::Index => declarations::index_file(&self.servers),
+            FileOf::Server(s) => {
+                let server = &self.servers[s];
+                let tools: Vec<&McpTool> = server.tools.iter().collect();
+                declarations::server_declaration(server, &tools)
+            }
+        })
     }
 
     /// The input rules of a tool.

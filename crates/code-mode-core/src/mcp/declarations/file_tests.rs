@@ -18,7 +18,7 @@ fn file(ns: &McpNamespace, path: &str) -> String {
     ns.files
         .iter()
         .find(|f| f.path == path)
-        .map(|f| f.content.clone())
+        .map(|f| ns.file_content(f).to_owned())
         .unwrap_or_else(|| panic!("no {path}"))
 }
 
