@@ -1,9 +1,10 @@
 //! Guest objects and globals whose contents are made the first time a cell
 //! uses them, so that what a fresh VM costs does not grow with the catalog.
 //!
-//! - A **lazy object** (`tools`) is a frozen object of a class of our own
-//!   whose own properties are listed by a [`Members`] table and made one at a
-//!   time when first read (a function stays the same function afterwards).
+//! - A **lazy object** (`tools`, `MCP`, each `MCP.<server>`) is a frozen
+//!   object of a class of our own whose own properties are listed by a
+//!   [`Members`] table and made one at a time when first read (a function
+//!   stays the same function afterwards).
 //!   Only `[[GetOwnProperty]]`, `[[OwnPropertyKeys]]`, `[[Delete]]` and
 //!   `[[DefineOwnProperty]]` are our own (QuickJS's exotic methods); `[[Get]]`,
 //!   `[[Set]]` and `[[HasProperty]]` are QuickJS's ordinary ones built on
