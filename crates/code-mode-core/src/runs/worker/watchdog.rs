@@ -72,12 +72,12 @@ pub(super) fn watch(pool: &Arc<Pool>) {
     }
 }
 
-/// Hands the runs `slot`'s worker holds that have had something to do for
-/// [`STRANDED_GRACE`] while the worker computes a step it began at `began`
-/// (a due timer, a settlement, a passed deadline) to other workers: an idle
-/// one, or a thread added for their session when it computes nothing
-/// (`fair.rs`). Returns when the watchdog should look again for the runs
-/// left: the first one's wake-up plus the grace.
+/// Once `slot`'s worker has spent [`STRANDED_GRACE`] in a step it began at
+/// `began`, hands the runs it holds that have something to do (a due timer,
+/// a settlement, a passed deadline, a stop) to other workers: an idle one,
+/// or a thread added for their session when it computes nothing
+/// (`fair.rs`). Returns when the watchdog should look again: the end of the
+/// grace, or the first wake-up of the runs left.
 fn rescue_stranded(pool: &Arc<Pool>, slot: &Slot, began: Instant, now: Instant) -> Option<Instant> {
     let stranded: Vec<Run> = {
         let mut held = slot.held.lock();
