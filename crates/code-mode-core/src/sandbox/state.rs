@@ -38,7 +38,7 @@ pub(super) struct VmState {
     pub(super) toolbox: RefCell<Option<Arc<Toolbox>>>,
     /// The tool calls the cell's script spells out, for its errors.
     pub(super) sites: RefCell<Vec<Site>>,
-    /// The class id of lazy objects in this VM's runtime (`lazy.rs`).
+    /// The class id of lazy objects in this VM's runtime (`sandbox/lazy`).
     pub(super) lazy_class: Cell<u32>,
     /// What makes the VM's lazy globals (`ALL_TOOLS`) on first read.
     pub(super) global_maker: Cell<Option<GlobalMaker>>,

@@ -20,14 +20,18 @@ fn toolbox() -> Arc<Toolbox> {
     })
 }
 
-#[test]
-fn a_vm_resumed_on_another_thread_keeps_its_stack_budget() {
-    let limits = VmLimits {
+fn limits() -> VmLimits {
+    VmLimits {
         memory_bytes: 64 << 20,
         stack_bytes: 1 << 20,
         max_output_bytes: 1 << 16,
         max_bridge_bytes: 1 << 20,
-    };
+    }
+}
+
+#[test]
+fn a_vm_resumed_on_another_thread_keeps_its_stack_budget() {
+    let limits = limits();
     let script = crate::source::prepare(
         "const f = (n) => n === 0 ? 0 : 1 + f(n - 1); for (let i = 0; i < 20; i++) { await yield_control(); f(200) } return f(200)",
         Language::Javascript,
@@ -84,12 +88,7 @@ fn parked_run_parts() {
     use super::alloc::{CountingAllocator, Meter};
     use rquickjs::{Context, Runtime};
 
-    let limits = VmLimits {
-        memory_bytes: 64 << 20,
-        stack_bytes: 1 << 20,
-        max_output_bytes: 1 << 16,
-        max_bridge_bytes: 1 << 20,
-    };
+    let limits = limits();
     let (runtime_alone, with_context) = {
         let meter = Meter::new(usize::MAX);
         let runtime = Runtime::new_with_alloc(CountingAllocator::new(meter.clone())).unwrap();
@@ -145,12 +144,7 @@ fn timers_fire_when_due_in_due_order() {
     use crate::limits::TIMER_HOST_BYTES;
     use std::time::Instant;
 
-    let limits = VmLimits {
-        memory_bytes: 64 << 20,
-        stack_bytes: 1 << 20,
-        max_output_bytes: 1 << 16,
-        max_bridge_bytes: 1 << 20,
-    };
+    let limits = limits();
     let script = crate::source::prepare(
         "const order = []
          setTimeout(() => order.push('late'), 40)

@@ -214,10 +214,21 @@ impl Vm {
             self.context
                 .with(|ctx| feed::resume_yields(&ctx, &self.state));
         }
-        for (key, settlement, arrived) in settled {
+        let mut settled = settled.into_iter().peekable();
+        while let Some(&(_, _, arrived)) = settled.peek() {
+            // The timers due before the next settlement arrived.
             self.fire_timers(arrived, mark);
-            self.context
-                .with(|ctx| feed::settle(&ctx, &self.state, key, settlement));
+            // That settlement, and the ones after it that arrived before
+            // another timer fell due, go in together.
+            let state = &self.state;
+            self.context.with(|ctx| {
+                let mut first = true;
+                while let Some((key, settlement, _)) = settled.next_if(|&(_, _, arrived)| {
+                    std::mem::take(&mut first) || !state.timers.borrow().due_by(arrived, mark)
+                }) {
+                    feed::settle(&ctx, state, key, settlement);
+                }
+            });
         }
         self.fire_timers(Instant::now(), mark);
         self.drive()

@@ -24,7 +24,7 @@ use crate::sandbox::toolbox::Toolbox;
 
 /// Installs `MCP` and `API`; both exist in every cell (empty without MCP tools).
 /// `MCP`, each server's object and each function in it are made when a cell
-/// first uses them (`lazy.rs`), so a fresh VM costs the same however many
+/// first uses them (`sandbox/lazy`), so a fresh VM costs the same however many
 /// MCP tools the run has.
 pub(super) fn install<'js>(
     ctx: &Ctx<'js>,

@@ -40,7 +40,7 @@ pub(super) fn install<'js>(
 ) -> rquickjs::Result<()> {
     let globals = ctx.globals();
     // Both made when first used, so a fresh VM costs the same whatever the
-    // catalog's size (`lazy.rs`).
+    // catalog's size (`sandbox/lazy`).
     state.global_maker.set(Some(make_global));
     lazy::define_global(ctx, "ALL_TOOLS")?;
     let members = Rc::new(ToolsMembers {
