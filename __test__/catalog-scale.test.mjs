@@ -146,7 +146,7 @@ describe('hostile use of the lazy objects', () => {
   })
 })
 
-describe('prepareRun reads the tool list from its JSON, field by field', () => {
+describe('prepareRun checks every field of the tool list', () => {
   const codeMode = binding.createCodeMode({ config: { enabled: true } })
   instances.push(codeMode)
   const prepare = (tools) => codeMode.prepareRun({ runId: 'r', tools, executeTool: async () => null })
@@ -172,8 +172,30 @@ describe('prepareRun reads the tool list from its JSON, field by field', () => {
       [[{ ...ok, source: 'mcp', mcp: { server: 's', tool: 't', operation: 5 } }], 'RunContext.tools[0].mcp.operation must be a string.'],
     ]
     for (const [tools, message] of cases) assert.throws(() => prepare(tools), { message }, JSON.stringify(tools))
-    // A string that is not text (a lone surrogate) names its field.
-    assert.throws(() => prepare([{ ...ok, description: 'a\ud800b' }]), { message: /^RunContext\.tools\[0\]\.description could not be read: / })
+    // The first bad field in the documented order is the one reported.
+    assert.throws(() => prepare([{ name: '', source: 'x', label: 1 }]), { message: 'RunContext.tools[0].name must be a non-empty string.' })
+    assert.throws(() => prepare([{ ...ok, label: 1, replaySafe: 1 }]), { message: 'RunContext.tools[0].label must be a string.' })
+  })
+
+  test('a lone surrogate in a tool\'s text reads as U+FFFD, in the catalog and in modelTools', async () => {
+    const run = prepare([
+      { ...ok, description: 'a\ud800b', label: '\udc00' },
+      { name: 'pick', description: 'x\ud83d', source: 'openclaw', directOnly: true },
+    ])
+    assert.deepEqual(run.catalog.map((t) => [t.description, t.label]), [['a\ufffdb', '\ufffd']])
+    assert.equal(run.modelTools.find((t) => t.name === 'pick').description, 'x\ufffd')
+    assert.equal((await run.exec({ code: 'return ALL_TOOLS[0].description' })).value, 'a\ufffdb')
+  })
+
+  test('a getter that throws throws from prepareRun; fields are read as properties', async () => {
+    const boom = new Error('no tools today')
+    assert.throws(() => codeMode.prepareRun({ runId: 'r', get tools() { throw boom }, executeTool: async () => null }), (e) => e === boom)
+    assert.throws(() => prepare([{ ...ok, get description() { throw boom } }]), (e) => e === boom)
+    class Tool {
+      get name() { return 'inherited' }
+      get source() { return 'openclaw' }
+    }
+    assert.deepEqual(prepare([new Tool()]).catalog.map((t) => t.id), ['openclaw:core:inherited'])
   })
 
   test('absent, null and undefined optional fields are absent; unknown fields are ignored', async () => {
@@ -182,3 +204,85 @@ describe('prepareRun reads the tool list from its JSON, field by field', () => {
     assert.deepEqual(result.value, [{ id: 'openclaw:core:read', name: 'read', description: '', source: 'openclaw' }, {}])
   })
 })
+
+describe('prepareRun builds the catalog after it returns', () => {
+  const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 60000 }, workerThreads: 1 })
+  instances.push(codeMode)
+  const prepare = (tools) => codeMode.prepareRun({ runId: 'r', tools, executeTool: async (call) => ({ got: call.name }) })
+  const turns = async (n) => {
+    for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve))
+  }
+
+  test('the catalog is the same read at once, after some turns or after the background build', async () => {
+    const tools = many(3000)
+    const atOnce = prepare(tools).catalog
+    const partly = prepare(tools)
+    await turns(2)
+    const later = prepare(tools)
+    await turns(200)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.equal(atOnce.length, 3000)
+    assert.deepEqual(partly.catalog, atOnce)
+    assert.deepEqual(later.catalog, atOnce)
+    const value = (await partly.exec({ code: 'return [ALL_TOOLS.length, ALL_TOOLS[2999].name, (await tools.tool_2999({})).got]' })).value
+    assert.deepEqual(value, [3000, 'tool_2999', 'tool_2999'])
+  })
+
+  test('an exec right after prepareRun, and a wait, find the whole catalog', async () => {
+    const run = prepare(many(2000))
+    const result = await run.exec({ code: 'return [ALL_TOOLS.length, (await tools.search("tool_1999", { limit: 1 }))[0].name]' })
+    assert.deepEqual(result.value, [2000, 'tool_1999'])
+    const waited = await prepare(many(2000)).wait({ runId: 'nope' })
+    assert.equal(waited.status, 'failed')
+    assert.equal(waited.telemetry.catalogSize, 2000)
+  })
+
+  test('names and descriptions are taken when prepareRun is called', async () => {
+    const tools = many(300)
+    const run = prepare(tools)
+    tools[0].name = 'renamed'
+    tools[1].description = 'changed'
+    tools.push({ name: 'late', source: 'openclaw' })
+    await turns(20)
+    const catalog = run.catalog
+    assert.equal(catalog.length, 300)
+    assert.deepEqual([catalog[0].name, catalog[1].description], ['tool_0', 'Tool 1.'])
+  })
+
+  test('a schema JSON.stringify cannot write leaves its tool without a schema, and says so in diagnostics', async () => {
+    const cyclic = { type: 'object' }
+    cyclic.self = cyclic
+    const run = prepare([
+      ...many(100),
+      { name: 'loop', description: 'cyclic schema', source: 'openclaw', parameters: cyclic },
+      { name: 'big', description: 'BigInt schema', source: 'openclaw', parameters: { maxLength: 10n } },
+      { name: 'direct', description: 'direct-only', source: 'openclaw', directOnly: true, parameters: cyclic },
+    ])
+    const direct = run.modelTools.find((t) => t.name === 'direct')
+    assert.deepEqual(direct.parameters, { type: 'object', properties: {} })
+    const result = await run.exec({ code: 'return [(await tools.describe("loop")).parameters, (await tools.describe("big")).parameters, await tools.loop({ any: 1 })]' })
+    assert.deepEqual(result.value, [{}, {}, { got: 'loop' }])
+    const problems = run.diagnostics
+    assert.equal(problems.length, 3)
+    assert.match(problems[0], /^Tool "direct" has no schema: its parameters could not be written as JSON \(.*circular.*\); pass parameters JSON\.stringify can write\.$/i)
+    assert.match(problems[1], /^Tool "loop" has no schema: .*circular/i)
+    assert.match(problems[2], /^Tool "big" has no schema: .*BigInt/)
+  })
+
+  test('surfaces prepared and dropped before their build leave nothing behind', async () => {
+    const tools = many(1000)
+    for (let i = 0; i < 50; i++) prepare(tools)
+    await turns(100)
+    const run = prepare(tools)
+    assert.equal((await run.exec({ code: 'return ALL_TOOLS.length' })).value, 1000)
+  })
+})
+
+function many(count) {
+  return Array.from({ length: count }, (_, i) => ({
+    name: `tool_${i}`,
+    description: `Tool ${i}.`,
+    source: 'openclaw',
+    parameters: { type: 'object', properties: { n: { type: 'number' } } },
+  }))
+}

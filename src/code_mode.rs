@@ -1,15 +1,16 @@
 //! `createCodeMode` and the `CodeMode` instance a gateway holds per process.
 
+use std::collections::HashSet;
 use std::sync::{Arc, OnceLock, Weak};
 
 use code_mode_core::config::CodeModeConfig as CoreConfig;
 use code_mode_core::limits::{
     MAX_HOST_CHECKED_INPUT_BYTES, MAX_HOST_LISTED_INPUT_BYTES, MAX_WORKER_THREADS,
 };
-use code_mode_core::model::{self, RunPlan};
-use code_mode_core::runs::{AgentRun, Engine, Toolbox};
-use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Object, Unknown};
-use napi::{Env, Error, Result, ValueType};
+use code_mode_core::model::{self, SurfacePlan};
+use code_mode_core::runs::Engine;
+use napi::bindgen_prelude::{Function, FunctionRef, JsObjectValue, Object, Unknown};
+use napi::{Env, Error, JsValue, Result, ValueType};
 use napi_derive::napi;
 
 use crate::config::CodeModeConfig;
@@ -17,8 +18,10 @@ use crate::context::RunContext;
 use crate::host::{self, Executor, NodeHost};
 use crate::js::{self, json_text, to_json_value};
 use crate::namespaces::{self, RunBinding};
+use crate::prepared::{Builder, Prepared, Recipe, RunInputs};
 use crate::runtime::Runtime;
 use crate::surface::{CodeModeRunSurface, SurfaceParts};
+use crate::tools::{read_rows, PrepareJs};
 
 /// One code-mode runtime: its configuration, worker threads and parked runs.
 #[napi]
@@ -26,6 +29,8 @@ pub struct CodeMode {
     runtime: Arc<Runtime>,
     global: serde_json::Value,
     config: CodeModeConfig,
+    /// `prepare.js`, compiled for this instance.
+    prepare: PrepareJs,
 }
 
 /// Creates a code-mode runtime. `config` is the raw global `tools.codeMode` value;
@@ -46,14 +51,18 @@ pub fn create_code_mode(env: Env, options: Option<Object>) -> Result<CodeMode> {
     let engine = Engine::new(workers)
         .map_err(|e| Error::from_reason(format!("code mode workers could not start: {e}")))?;
     let config = CodeModeConfig::from(&CoreConfig::resolve(&global, &serde_json::Value::Null));
+    let builder = Builder::start()
+        .map_err(|e| Error::from_reason(format!("code mode workers could not start: {e}")))?;
     let runtime = Runtime {
         engine: Arc::new(engine),
         channel: Arc::new(host::open(&env)?),
+        builder,
     };
     Ok(CodeMode {
         runtime: Arc::new(runtime),
         global,
         config,
+        prepare: PrepareJs::compile(&env)?,
     })
 }
 
@@ -80,6 +89,12 @@ impl CodeMode {
     }
 
     /// Plans the model-facing surface of one agent run and binds its executor.
+    ///
+    /// Every tool is checked now, so a malformed list throws here. The
+    /// catalog is built in the background during the next turns of the
+    /// event loop, or at once by whatever needs it first (`exec`, `wait`,
+    /// `catalog`, `diagnostics`); tools' `parameters` are read then, so
+    /// change none of them after this call.
     #[napi(catch_unwind, ts_args_type = "ctx: RunContext")]
     pub fn prepare_run(&self, env: Env, ctx: Object) -> Result<CodeModeRunSurface> {
         let context = RunContext::read(&env, &ctx)?;
@@ -89,21 +104,43 @@ impl CodeMode {
             .as_ref()
             .map(|snapshot| snapshot.registrations.clone())
             .unwrap_or_default();
-        let plan = model::plan_run(
-            &config,
-            &context.tools,
-            context.disable_tools,
-            registrations,
-        );
+        let required: HashSet<(String, String)> = registrations
+            .iter()
+            .flat_map(|registration| {
+                let plugin = &registration.plugin_id;
+                let names = registration.required_tool_names.iter();
+                names.map(|name| (plugin.clone(), name.clone()))
+            })
+            .collect();
+        let tools: Unknown = ctx.get_named_property("tools")?;
+        let scanned = self.prepare.scan(&env, tools, &required)?;
+        let active = model::applies(&config, scanned.outline.count, context.disable_tools);
+        // The tools the model sees are read now: direct-only ones, or all of
+        // an inactive run's.
+        let shown_rows = if active {
+            &scanned.direct
+        } else {
+            &scanned.all
+        };
+        let (mut shown, mut problems) = (Vec::new(), Vec::new());
+        read_rows(
+            &self.prepare.serialize(&env, shown_rows)?,
+            &mut shown,
+            &mut problems,
+        )
+        .map_err(Error::from_reason)?;
+        let outline = scanned.outline.into_outline(shown);
+        let plan = model::plan_surface(&config, &outline, context.disable_tools, registrations);
         let binding = match (&snapshot, plan.namespaces.is_empty(), &context.execute) {
             (Some(snapshot), false, Some(_)) => {
-                let visible: Vec<usize> = plan.namespaces.visible.iter().map(|v| v.index).collect();
+                let visible: Vec<usize> = plan.namespaces.iter().map(|(index, _)| *index).collect();
                 let base = context.scope_context(&env, &ctx)?;
                 Some(namespaces::bind(&env, snapshot, &visible, base)?)
             }
             _ => None,
         };
-        self.build(&env, context, config, plan, binding)
+        let rows = active.then_some(&scanned.catalog);
+        self.build(&env, context, config, plan, binding, problems, rows)
     }
 
     /// Suspended runs held now (diagnostics).
@@ -136,63 +173,97 @@ impl CodeMode {
 
 impl CodeMode {
     /// The run surface of a plan: an agent run bound to the context's
-    /// executor (none without `executeTool`, and exec then throws).
+    /// executor (none without `executeTool`, and exec then throws), made
+    /// with the catalog once `rows` (the catalog's, `None` for an inactive
+    /// run) are read.
+    #[allow(clippy::too_many_arguments)]
     fn build(
         &self,
         env: &Env,
         context: RunContext,
         config: Arc<CoreConfig>,
-        plan: RunPlan,
+        plan: SurfacePlan,
         binding: Option<RunBinding>,
+        problems: Vec<String>,
+        rows: Option<&Unknown>,
     ) -> Result<CodeModeRunSurface> {
         let (scopes, input) = match binding {
             Some(RunBinding { scopes, input }) => (Some(scopes), Some(input)),
             None => (None, None),
         };
-        let mut executor_of_run = None;
-        let agent_run = context.execute.map(|execute| {
-            let executor = Arc::new(Executor {
+        let executor = context.execute.map(|execute| {
+            Arc::new(Executor {
                 execute,
                 on_event: context.on_event,
                 namespace_input: input,
                 validate: OnceLock::new(),
                 channel: self.runtime.channel.clone(),
-            });
-            executor_of_run = Some(executor.clone());
-            AgentRun::new(
-                config,
-                plan.catalog.clone(),
-                plan.mcp.clone(),
-                plan.namespaces.clone(),
-                Arc::new(NodeHost { executor }),
-                plan.visible_tools.clone(),
-                context.owner,
-            )
+            })
         });
-        if let (Some(agent_run), Some(executor)) = (&agent_run, executor_of_run) {
-            if !agent_run.toolbox.namespaces.is_empty() {
+        let recipe = Recipe {
+            active: plan.active,
+            namespaces: plan.namespaces.clone(),
+            run: executor.clone().map(|executor| RunInputs {
+                config,
+                host: Arc::new(NodeHost { executor }),
+                visible_tools: plan.visible_tools.clone(),
+                owner: context.owner,
+            }),
+            problems,
+        };
+        let (prepared, finish) = match rows {
+            None => (Prepared::now(recipe, &[]), None),
+            Some(rows) => {
+                let prepared = Prepared::reading(recipe);
+                let push = pusher(env, &prepared, Arc::downgrade(&self.runtime))?;
+                let finish = self.prepare.stream(env, rows, push.raw())?;
+                (prepared, Some(finish))
+            }
+        };
+        if let Some(executor) = executor {
+            if !plan.namespaces.is_empty() {
                 let _ = executor
                     .validate
-                    .set(validator(env, Arc::downgrade(&agent_run.toolbox))?);
+                    .set(validator(env, Arc::downgrade(&prepared))?);
             }
         }
         let parts = SurfaceParts {
             active: plan.active,
-            agent_run,
             model_tools_json: json_text(&plan.model_tools)?,
-            catalog: plan.catalog.clone(),
             allowed_payload: plan.allowed_payload,
-            diagnostics: plan.mcp.problems.clone(),
             scopes,
+            prepared,
+            finish,
         };
         Ok(CodeModeRunSurface::new(self.runtime.clone(), parts))
     }
 }
 
+/// `push(text, last)` for `prepare.js`: hands a slice of catalog rows to the
+/// build, and the build to the builder thread after the last. False once the
+/// surface is gone: nothing is built for it.
+fn pusher<'env>(
+    env: &'env Env,
+    prepared: &Arc<Prepared>,
+    runtime: Weak<Runtime>,
+) -> Result<Function<'env, (), bool>> {
+    let prepared = Arc::downgrade(prepared);
+    env.create_function_from_closure::<(), bool, _>("codeModePushTools", move |ctx| {
+        let text: String = ctx.get(0)?;
+        let last: bool = ctx.get(1)?;
+        let Some(prepared) = prepared.upgrade() else {
+            return Ok(false);
+        };
+        let runtime = runtime.upgrade();
+        prepared.push(text, last, runtime.as_ref().map(|runtime| &runtime.builder));
+        Ok(true)
+    })
+}
+
 /// `validate(toolId, callee, inputText)` for `host.js`: a namespace call's
 /// mapped input against its tool's schema; the message of a refusal, or
 /// null. Runs on the JavaScript thread, bounded by the input's size.
-fn validator(env: &Env, toolbox: Weak<Toolbox>) -> Result<FunctionRef<(), Option<String>>> {
+fn validator(env: &Env, prepared: Weak<Prepared>) -> Result<FunctionRef<(), Option<String>>> {
     env.create_function_from_closure::<(), Option<String>, _>("codeModeValidate", move |ctx| {
         let id: String = ctx.get(0)?;
         let callee: String = ctx.get(1)?;
@@ -202,7 +273,8 @@ fn validator(env: &Env, toolbox: Weak<Toolbox>) -> Result<FunctionRef<(), Option
         if input.len() > MAX_HOST_CHECKED_INPUT_BYTES {
             return Ok(None);
         }
-        let Some(toolbox) = toolbox.upgrade() else {
+        // Namespace calls come from cells, which run once the build is done.
+        let Some(toolbox) = prepared.upgrade().and_then(|p| p.toolbox()) else {
             return Ok(None);
         };
         let Some(entry) = toolbox.catalog.exact(&id) else {

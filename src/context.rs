@@ -1,20 +1,17 @@
 //! Reading a `RunContext` from JavaScript: everything `prepareRun` needs, read
 //! once, before anything is planned or built.
 
-use code_mode_core::catalog::ToolSpec;
 use code_mode_core::input::Field;
 use code_mode_core::runs::RunOwner;
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Object, Unknown};
 use napi::{Env, JsValue, Result};
 
 use crate::js::{self, field, to_json_value};
-use crate::tools::parse_tools;
 
-/// A `RunContext`, as Rust values.
+/// A `RunContext`, as Rust values; its `tools` are read apart (`tools.rs`).
 pub struct RunContext {
     /// The raw per-agent `tools.codeMode` value.
     pub agent_config: serde_json::Value,
-    pub tools: Vec<ToolSpec>,
     pub disable_tools: bool,
     /// `executeTool`, when it is a function.
     pub execute: Option<FunctionRef<(), ()>>,
@@ -27,8 +24,6 @@ impl RunContext {
     pub fn read(env: &Env, ctx: &Object) -> Result<Self> {
         let agent: Option<Unknown> = ctx.get_named_property("agentConfig").ok();
         let agent_config = to_json_value(env, agent)?;
-        let tools: Option<Unknown> = ctx.get_named_property("tools").ok();
-        let tools = parse_tools(js::to_json_text(env, tools)?.as_deref())?;
         let disable_tools = matches!(field(ctx, "disableTools")?, Field::Bool(true));
         let execute = function_ref(ctx, "executeTool")?;
         let on_event = function_ref(ctx, "onEvent")?;
@@ -46,7 +41,6 @@ impl RunContext {
         };
         Ok(Self {
             agent_config,
-            tools,
             disable_tools,
             execute,
             on_event,

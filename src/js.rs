@@ -75,20 +75,6 @@ pub fn to_json_value(env: &Env, value: Option<Unknown>) -> Result<serde_json::Va
     serde_json::from_str(&text).map_err(|e| napi::Error::from_reason(e.to_string()))
 }
 
-/// `JSON.stringify(value)` as Rust text; none for `undefined`, `null` and
-/// what has no JSON text (a function).
-pub fn to_json_text(env: &Env, value: Option<Unknown>) -> Result<Option<String>> {
-    let Some(value) = value else {
-        return Ok(None);
-    };
-    if matches!(value.get_type()?, ValueType::Undefined | ValueType::Null) {
-        return Ok(None);
-    }
-    let json: Object = env.get_global()?.get_named_property("JSON")?;
-    let stringify: Function<Unknown, Unknown> = json.get_named_property("stringify")?;
-    string(&stringify.apply(json, value)?)
-}
-
 /// Parses JSON text into a JavaScript value with the host's `JSON.parse`.
 pub fn parse_json<'env>(env: &'env Env, text: &str) -> Result<Unknown<'env>> {
     let json: Object = env.get_global()?.get_named_property("JSON")?;

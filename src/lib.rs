@@ -9,6 +9,7 @@ mod hooks;
 mod host;
 mod js;
 mod namespaces;
+mod prepared;
 mod runtime;
 mod surface;
 mod tools;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use code_mode_core::runs::Engine;
 
 use crate::host::HostChannel;
+use crate::prepared::Builder;
 
 /// What keeps a runtime open: the `CodeMode` object, each of its run
 /// surfaces and each exec or wait in progress hold one reference. A gateway
@@ -13,6 +14,8 @@ use crate::host::HostChannel;
 pub struct Runtime {
     pub engine: Arc<Engine>,
     pub channel: Arc<HostChannel>,
+    /// Builds run catalogs off the JavaScript thread.
+    pub builder: Builder,
 }
 
 /// When the last holder is garbage-collected without `close()`, the runtime

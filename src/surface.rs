@@ -16,24 +16,24 @@ use napi::{sys, Env, Error, JsValue, Result};
 use napi_derive::napi;
 
 use crate::js::{self, call_function, field, parse_json};
+use crate::prepared::{Built, Prepared};
 use crate::runtime::Runtime;
 
-/// What a run surface presents, built once by `prepareRun`.
+/// What a run surface presents, planned by `prepareRun`.
 pub struct SurfaceParts {
     pub active: bool,
-    /// What its cells share; `None` when the context has no `executeTool`.
-    pub agent_run: Option<Arc<AgentRun>>,
     pub model_tools_json: String,
-    /// The run catalog; the `catalog` getter renders its guest entries.
-    pub catalog: Arc<code_mode_core::catalog::Catalog>,
     /// Names a provider payload may carry besides exec and wait (active), or
     /// the run's unchanged tool names (inactive).
     pub allowed_payload: Vec<String>,
-    /// What the gateway could fix about the tools it passed (`diagnostics`).
-    pub diagnostics: Vec<String>,
     /// The run's plugin namespaces' `scopes(budgetMs, signal, done)`, when
     /// it has visible ones.
     pub scopes: Option<FunctionRef<(), ()>>,
+    /// The catalog and agent run, built off the JavaScript thread.
+    pub prepared: Arc<Prepared>,
+    /// `finish()` of the rows still being written (`tools.rs`), while they
+    /// may be.
+    pub finish: Option<FunctionRef<(), ()>>,
 }
 
 /// The model-facing surface of one agent run.
@@ -83,7 +83,7 @@ impl CodeModeRunSurface {
     /// The guest-facing catalog (no MCP, no direct-only); empty when inactive.
     #[napi(getter, ts_return_type = "ToolCatalogEntry[]")]
     pub fn catalog<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
-        parse_json(env, self.parts.catalog.all_tools_json())
+        parse_json(env, self.built(env)?.catalog.all_tools_json())
     }
 
     /// What the gateway could fix about the tools it passed, one sentence each
@@ -91,9 +91,11 @@ impl CodeModeRunSurface {
     /// no or a non-object input schema, with an unknown `mcp.operation`, or
     /// whose identifier collided after camel-casing. None of them stops the
     /// run; the declarations tell the model the same. Empty when all is well.
+    /// Tools whose `parameters` `JSON.stringify` could not write are listed
+    /// too (they have no schema).
     #[napi(getter)]
-    pub fn diagnostics(&self) -> Vec<String> {
-        self.parts.diagnostics.clone()
+    pub fn diagnostics(&self, env: &Env) -> Result<Vec<String>> {
+        Ok(self.built(env)?.diagnostics.clone())
     }
 
     /// Throws unless `names` is exactly exec, wait and the run's direct-only
@@ -118,7 +120,7 @@ impl CodeModeRunSurface {
         call: Option<Object>,
     ) -> Result<Object<'env>> {
         let started = Instant::now();
-        let agent_run = self.runnable()?;
+        let agent_run = self.runnable(env)?;
         // Everything is read from JavaScript before the promise exists, so a
         // throwing getter leaves nothing pending behind.
         let raw = read_input(&input)?;
@@ -173,7 +175,7 @@ impl CodeModeRunSurface {
         call: Option<Object>,
     ) -> Result<Object<'env>> {
         let started = Instant::now();
-        let agent_run = self.runnable()?;
+        let agent_run = self.runnable(env)?;
         let run_id = read_run_id(&input)?;
         let run_id = match (self.engine.is_closed(), run_id) {
             (true, _) => Err((ErrorCode::RuntimeUnavailable, messages::CLOSED)),
@@ -264,17 +266,33 @@ impl CodeModeRunSurface {
     }
 
     /// What exec and wait run against; a host error when they cannot run.
-    fn runnable(&self) -> Result<Arc<AgentRun>> {
+    fn runnable(&self, env: &Env) -> Result<Arc<AgentRun>> {
         if !self.parts.active {
             return Err(Error::from_reason("code mode is not active for this run."));
         }
-        self.parts
+        self.built(env)?
             .agent_run
             .clone()
             .ok_or_else(|| Error::from_reason("RunContext.executeTool must be a function."))
     }
-}
 
+    /// The catalog and agent run: built by now, or finished here (the rows
+    /// left are written at once, and the build runs or is waited for).
+    fn built(&self, env: &Env) -> Result<Arc<Built>> {
+        let built = match self.parts.prepared.get() {
+            Some(built) => built.clone(),
+            None => {
+                if let Some(finish) = &self.parts.finish {
+                    let finish = finish.borrow_back(env)?;
+                    call_function(env, finish.raw(), &[])
+                        .map_err(|thrown| Error::from_reason(js::error_message(env, thrown)))?;
+                }
+                self.parts.prepared.finish()
+            }
+        };
+        built.map_err(Error::from_reason)
+    }
+}
 /// The exec's message for `[index, kind, path, detail]` from `namespaces.js`.
 fn scope_problem(namespaces: &RunNamespaces, problem: &serde_json::Value) -> String {
     let index = problem[0].as_u64().unwrap_or(0) as usize;

@@ -200,7 +200,15 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class CodeMode {
   /** The resolved global configuration. */
   get config(): CodeModeConfig
-  /** Plans the model-facing surface of one agent run and binds its executor. */
+  /**
+   * Plans the model-facing surface of one agent run and binds its executor.
+   *
+   * Every tool is checked now, so a malformed list throws here. The
+   * catalog is built in the background during the next turns of the
+   * event loop, or at once by whatever needs it first (`exec`, `wait`,
+   * `catalog`, `diagnostics`); tools' `parameters` are read then, so
+   * change none of them after this call.
+   */
   prepareRun(ctx: RunContext): CodeModeRunSurface
   /** Suspended runs held now (diagnostics). */
   suspendedRunCount(): number
@@ -228,6 +236,8 @@ export declare class CodeModeRunSurface {
    * no or a non-object input schema, with an unknown `mcp.operation`, or
    * whose identifier collided after camel-casing. None of them stops the
    * run; the declarations tell the model the same. Empty when all is well.
+   * Tools whose `parameters` `JSON.stringify` could not write are listed
+   * too (they have no schema).
    */
   get diagnostics(): Array<string>
   /**

@@ -82,6 +82,12 @@ pub fn is_legacy_control(name: &str) -> bool {
     LEGACY_CONTROLS.contains(&name)
 }
 
+/// Whether an effective tool goes into the run catalog: neither direct-only
+/// nor a legacy control.
+pub fn in_catalog(tool: &ToolSpec) -> bool {
+    !tool.direct_only && !is_legacy_control(&tool.name)
+}
+
 /// The catalog of one run. Built once per run surface and shared read-only.
 #[derive(Debug)]
 pub struct Catalog {
@@ -111,10 +117,7 @@ impl Catalog {
     /// suffix, skipping any id another entry has naturally, so ids depend only on
     /// the input list.
     pub fn build(tools: &[ToolSpec]) -> Catalog {
-        let mut included: Vec<&ToolSpec> = tools
-            .iter()
-            .filter(|tool| !tool.direct_only && !is_legacy_control(&tool.name))
-            .collect();
+        let mut included: Vec<&ToolSpec> = tools.iter().filter(|tool| in_catalog(tool)).collect();
         included.sort_by_key(|tool| group(tool));
         let ids = unique_ids(included.iter().map(|tool| natural_id(tool)).collect());
         let entries = included

@@ -46,17 +46,14 @@ pub(super) fn build(catalog: &Catalog) -> McpNamespace {
             )),
         }
     }
-    let mut server_ids = Identifiers::servers();
     let mut servers = Vec::new();
     let mut rules = Vec::new();
     let mut refusals = Vec::new();
-    // BTreeMap order is byte order, which is code-unit order for these
-    // comparisons only when names are ASCII; sort again to be exact.
-    let mut pending: Vec<Pending> = by_server.into_values().collect();
+    let identified = server_identifiers(by_server.keys().copied());
+    let pending = by_server.into_values();
+    let mut pending: Vec<Pending> = pending.collect();
     pending.sort_by(|a, b| crate::catalog::cmp_code_units(a.server_name, b.server_name));
-    for mut server in pending {
-        let base = camel_case(server.server_name, "server");
-        let identifier = server_ids.claim(&base);
+    for (mut server, (_, base, identifier)) in pending.into_iter().zip(identified) {
         let mut notes = Vec::new();
         if identifier != base {
             notes.push(format!(
@@ -113,6 +110,27 @@ pub(super) fn build(catalog: &Catalog) -> McpNamespace {
         problems,
         ..McpNamespace::default()
     }
+}
+
+/// The identifier of each distinct server name under `MCP`, with the base
+/// it was made from: names in code-unit order, each `camel_case(name)`, or a
+/// numbered one when that is reserved or taken by an earlier server.
+pub(super) fn server_identifiers<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+) -> Vec<(&'a str, String, String)> {
+    let mut names: Vec<&str> = names.into_iter().collect();
+    // Code-unit order, not byte order: they differ for names beyond ASCII.
+    names.sort_by(|a, b| crate::catalog::cmp_code_units(a, b));
+    names.dedup();
+    let mut taken = Identifiers::servers();
+    names
+        .into_iter()
+        .map(|name| {
+            let base = camel_case(name, "server");
+            let identifier = taken.claim(&base);
+            (name, base, identifier)
+        })
+        .collect()
 }
 
 /// The tools of one server while they are placed.

@@ -186,6 +186,16 @@ impl McpNamespace {
         build::build(catalog)
     }
 
+    /// The identifiers the servers named `server_names` (repeats allowed)
+    /// get under `MCP`, in the order `build` lists the servers: what the exec
+    /// description names before the namespace itself is built.
+    pub fn identifiers_of<'a>(server_names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+        build::server_identifiers(server_names)
+            .into_iter()
+            .map(|(_, _, identifier)| identifier)
+            .collect()
+    }
+
     /// Whether the run has MCP servers to show.
     pub fn is_empty(&self) -> bool {
         self.servers.is_empty() && self.refusals.is_empty()

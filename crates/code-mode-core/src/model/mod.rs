@@ -3,7 +3,9 @@
 //! check and the hook metadata.
 
 mod plan;
-pub use plan::{plan_run, RunPlan};
+pub use plan::{
+    applies, build_catalog, plan_run, plan_surface, CatalogParts, RunPlan, SurfacePlan, ToolOutline,
+};
 
 use std::collections::{HashMap, HashSet};
 

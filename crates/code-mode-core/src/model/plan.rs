@@ -1,16 +1,24 @@
-//! Planning one agent run: whether code mode applies, its catalog, and the
-//! tools the model sees. Pure: the binding reads the run context, plans here,
-//! then builds the run surface from the plan.
+//! Planning one agent run: whether code mode applies, the tools the model
+//! sees, and the catalog its cells work with. Pure: the binding reads the run
+//! context, plans here, then builds the run surface from the plan.
+//!
+//! Planning comes in two halves, so that `prepareRun` can answer before it
+//! has read every tool: [`plan_surface`] decides what the model sees from a
+//! [`ToolOutline`] (a few facts about the tools, and the direct-only ones in
+//! full), and [`build_catalog`] makes the catalog, the `MCP` namespace and the
+//! plugin namespaces from the whole list later, off the JavaScript thread.
+//! [`plan_run`] does both at once from a whole list.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::{
     exec_description, model_tools, DescriptionContext, ModelTool, NamespacePrompt, EXEC, WAIT,
 };
-use crate::catalog::{Catalog, ToolSpec};
+use crate::catalog::{in_catalog, Catalog, ToolSource, ToolSpec};
 use crate::config::CodeModeConfig;
 use crate::mcp::McpNamespace;
-use crate::namespaces::{Registration, RunNamespaces};
+use crate::namespaces::{self, Registration, RunNamespaces};
 
 /// What `prepareRun` decides for one agent run.
 #[derive(Debug)]
@@ -32,34 +40,102 @@ pub struct RunPlan {
     pub allowed_payload: Vec<String>,
 }
 
-/// Plans a run. A run that intentionally has no tools (`disable_tools`, or an
-/// empty list) never activates and shows the model no tools. `registrations`
-/// are the plugin namespaces registered now; those whose tools the catalog
-/// holds become visible.
-pub fn plan_run(
+/// What the model-visible surface depends on in a run's tool list.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolOutline {
+    /// How many tools the list has.
+    pub count: usize,
+    /// The tools the model may see besides exec and wait, in list order:
+    /// the direct-only ones when code mode applies, every tool otherwise.
+    pub shown: Vec<ToolSpec>,
+    /// The `mcp.server` of each catalog tool with source `mcp` and MCP
+    /// metadata (repeats allowed).
+    pub mcp_servers: Vec<String>,
+    /// `(sourceName, name)` of catalog tools with source `openclaw` and a
+    /// `sourceName`: all of them, or at least those some registration
+    /// requires.
+    pub plugin_tools: HashSet<(String, String)>,
+}
+
+impl ToolOutline {
+    /// The outline of a whole list, for a run that is `active` or not.
+    pub fn of(tools: &[ToolSpec], active: bool) -> Self {
+        let catalog = || tools.iter().filter(|tool| in_catalog(tool));
+        Self {
+            count: tools.len(),
+            shown: match active {
+                true => tools.iter().filter(|t| t.direct_only).cloned().collect(),
+                false => tools.to_vec(),
+            },
+            mcp_servers: catalog()
+                .filter(|tool| tool.source == ToolSource::Mcp)
+                .filter_map(|tool| tool.mcp.as_ref().map(|meta| meta.server.clone()))
+                .collect(),
+            plugin_tools: catalog()
+                .filter(|tool| tool.source == ToolSource::Openclaw)
+                .filter_map(|tool| {
+                    let plugin = tool.source_name.clone()?;
+                    Some((plugin, tool.name.clone()))
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Whether code mode applies to a run: enabled, tools not disabled, and a
+/// non-empty list.
+pub fn applies(config: &CodeModeConfig, count: usize, disable_tools: bool) -> bool {
+    config.enabled && !disable_tools && count > 0
+}
+
+/// The model-visible half of a plan.
+#[derive(Debug)]
+pub struct SurfacePlan {
+    pub active: bool,
+    /// What the provider payload may carry.
+    pub model_tools: Vec<ModelTool>,
+    /// Their names, in order (telemetry's `visibleTools`).
+    pub visible_tools: Vec<String>,
+    /// Names a provider payload may carry besides exec and wait (active), or
+    /// the run's unchanged tool names (inactive).
+    pub allowed_payload: Vec<String>,
+    /// The plugin namespaces the run sees, with their places in the
+    /// registrations it was planned from (none when inactive).
+    pub namespaces: Vec<(usize, Registration)>,
+}
+
+/// Decides what the model sees. A run that intentionally has no tools
+/// (`disable_tools`, or an empty list) never activates and shows the model
+/// no tools. `registrations` are the plugin namespaces registered now; those
+/// whose tools the catalog holds become visible.
+pub fn plan_surface(
     config: &CodeModeConfig,
-    tools: &[ToolSpec],
+    outline: &ToolOutline,
     disable_tools: bool,
     registrations: Vec<Registration>,
-) -> RunPlan {
-    let toolless = disable_tools || tools.is_empty();
-    let active = config.enabled && !toolless;
-    let catalog = Arc::new(Catalog::build(if active { tools } else { &[] }));
-    let mcp = Arc::new(McpNamespace::build(&catalog));
-    let namespaces = Arc::new(match active {
-        true => RunNamespaces::plan(registrations, &catalog),
-        false => RunNamespaces::default(),
-    });
+) -> SurfacePlan {
+    let toolless = disable_tools || outline.count == 0;
+    let active = applies(config, outline.count, disable_tools);
+    let visible = match active {
+        true => namespaces::visible(registrations, |plugin, name| {
+            let key = (plugin.to_owned(), name.to_owned());
+            outline.plugin_tools.contains(&key)
+        }),
+        false => Vec::new(),
+    };
+    let mcp_servers = match active {
+        true => McpNamespace::identifiers_of(outline.mcp_servers.iter().map(String::as_str)),
+        false => Vec::new(),
+    };
     let ctx = DescriptionContext {
-        has_mcp: !mcp.is_empty(),
-        mcp_servers: mcp.server_identifiers(),
-        namespaces: namespaces
-            .visible
+        has_mcp: !mcp_servers.is_empty(),
+        mcp_servers,
+        namespaces: visible
             .iter()
-            .map(|namespace| NamespacePrompt {
-                global_name: namespace.registration.global_name.clone(),
-                description: namespace.registration.description.clone(),
-                prompt: namespace.registration.prompt.clone(),
+            .map(|(_, registration)| NamespacePrompt {
+                global_name: registration.global_name.clone(),
+                description: registration.description.clone(),
+                prompt: registration.prompt.clone(),
             })
             .collect(),
         languages: config.languages.clone(),
@@ -67,7 +143,7 @@ pub fn plan_run(
     let description = exec_description(&ctx);
     let model_tools = match toolless {
         true => Vec::new(),
-        false => model_tools(active, tools, description, &ctx),
+        false => model_tools(active, &outline.shown, description, &ctx),
     };
     let visible_tools: Vec<String> = model_tools.iter().map(|tool| tool.name.clone()).collect();
     let allowed_payload = visible_tools
@@ -75,14 +151,60 @@ pub fn plan_run(
         .filter(|name| !active || !matches!(name.as_str(), EXEC | WAIT))
         .cloned()
         .collect();
-    RunPlan {
+    SurfacePlan {
         active,
-        catalog,
-        mcp,
-        namespaces,
         model_tools,
         visible_tools,
         allowed_payload,
+        namespaces: visible,
+    }
+}
+
+/// What the cells of a run work with.
+#[derive(Debug)]
+pub struct CatalogParts {
+    pub catalog: Arc<Catalog>,
+    pub mcp: Arc<McpNamespace>,
+    pub namespaces: Arc<RunNamespaces>,
+}
+
+/// Builds the catalog of a run whose surface was planned with `active` and
+/// `namespaces` from the tools of `tools` (an inactive run's is empty).
+pub fn build_catalog(
+    tools: &[ToolSpec],
+    active: bool,
+    namespaces: Vec<(usize, Registration)>,
+) -> CatalogParts {
+    let catalog = Arc::new(Catalog::build(if active { tools } else { &[] }));
+    let mcp = Arc::new(McpNamespace::build(&catalog));
+    let namespaces = Arc::new(RunNamespaces::resolve(namespaces, &catalog));
+    CatalogParts {
+        catalog,
+        mcp,
+        namespaces,
+    }
+}
+
+/// Plans a run from its whole tool list at once: [`plan_surface`] over the
+/// list's outline, then [`build_catalog`].
+pub fn plan_run(
+    config: &CodeModeConfig,
+    tools: &[ToolSpec],
+    disable_tools: bool,
+    registrations: Vec<Registration>,
+) -> RunPlan {
+    let active = applies(config, tools.len(), disable_tools);
+    let outline = ToolOutline::of(tools, active);
+    let surface = plan_surface(config, &outline, disable_tools, registrations);
+    let parts = build_catalog(tools, surface.active, surface.namespaces);
+    RunPlan {
+        active: surface.active,
+        catalog: parts.catalog,
+        mcp: parts.mcp,
+        namespaces: parts.namespaces,
+        model_tools: surface.model_tools,
+        visible_tools: surface.visible_tools,
+        allowed_payload: surface.allowed_payload,
     }
 }
 

@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 pub use self::scope::{is_unsafe_key, Callable, Scope, PATH_SEPARATOR};
-use crate::catalog::{Catalog, ToolSource};
+use crate::catalog::{Catalog, CatalogEntry, ToolSource};
 pub use crate::identifiers::display_path;
 
 /// One registration, as the registry lists it.
@@ -70,31 +70,34 @@ impl RunNamespaces {
     /// `sourceName === pluginId`). A same-named tool of another plugin, a
     /// client tool or an MCP tool does not count.
     pub fn plan(registrations: Vec<Registration>, catalog: &Catalog) -> Self {
-        let visible = registrations
+        let visible = visible(registrations, |plugin, name| {
+            plugin_tool(catalog, plugin, name).is_some()
+        });
+        Self::resolve(visible, catalog)
+    }
+
+    /// The namespaces of registrations already found visible (by [`visible`])
+    /// with the catalog id of each required tool, taken from the catalog.
+    pub fn resolve(visible: Vec<(usize, Registration)>, catalog: &Catalog) -> Self {
+        let visible = visible
             .into_iter()
-            .enumerate()
-            .filter_map(|(index, registration)| {
+            .map(|(index, registration)| {
+                // Found visible from the same tools this catalog was built
+                // from, so every required tool is in it.
                 let tool_ids = registration
                     .required_tool_names
                     .iter()
                     .map(|name| {
-                        catalog
-                            .entries()
-                            .iter()
-                            .find(|entry| {
-                                entry.source == ToolSource::Openclaw
-                                    && entry.name == *name
-                                    && entry.source_name.as_deref()
-                                        == Some(registration.plugin_id.as_str())
-                            })
+                        plugin_tool(catalog, &registration.plugin_id, name)
                             .map(|entry| entry.id.clone())
+                            .unwrap_or_default()
                     })
-                    .collect::<Option<Vec<String>>>()?;
-                Some(VisibleNamespace {
+                    .collect();
+                VisibleNamespace {
                     index,
                     registration,
                     tool_ids,
-                })
+                }
             })
             .collect();
         Self {
@@ -141,4 +144,33 @@ impl RunNamespaces {
         let _ = self.scopes.set(scopes);
         Ok(())
     }
+}
+
+/// The registrations a run sees, with their places in `registrations`: each
+/// one whose every required tool `has(pluginId, name)` says is in the
+/// catalog as a plugin tool of its `pluginId` (source `openclaw`,
+/// `sourceName === pluginId`).
+pub fn visible(
+    registrations: Vec<Registration>,
+    has: impl Fn(&str, &str) -> bool,
+) -> Vec<(usize, Registration)> {
+    registrations
+        .into_iter()
+        .enumerate()
+        .filter(|(_, registration)| {
+            registration
+                .required_tool_names
+                .iter()
+                .all(|name| has(&registration.plugin_id, name))
+        })
+        .collect()
+}
+
+/// The first catalog entry that is tool `name` of plugin `plugin`.
+fn plugin_tool<'a>(catalog: &'a Catalog, plugin: &str, name: &str) -> Option<&'a CatalogEntry> {
+    catalog.entries().iter().find(|entry| {
+        entry.source == ToolSource::Openclaw
+            && entry.name == name
+            && entry.source_name.as_deref() == Some(plugin)
+    })
 }

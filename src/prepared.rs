@@ -1,0 +1,262 @@
+//! A run surface's catalog while it is made: `prepareRun` plans what the
+//! model sees and returns; the catalog rows arrive as JSON text over the next
+//! turns of the event loop (`tools.rs`), and once the last one is in, the
+//! runtime's builder thread reads them, builds the catalog, the `MCP`
+//! namespace and the plugin namespaces, and makes the agent run.
+//!
+//! Whatever needs the result before it is ready (an exec or wait, the
+//! `catalog` and `diagnostics` getters) finishes it on the spot: the rows
+//! left are written at once, and the build runs on the asking thread, or is
+//! waited for when the builder has started it. A gateway that answers a
+//! model's first turn never pays for it; a test that execs right after
+//! `prepareRun` pays what `prepareRun` used to.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
+use std::sync::{Arc, OnceLock, Weak};
+
+use code_mode_core::catalog::{Catalog, ToolSpec};
+use code_mode_core::config::CodeModeConfig;
+use code_mode_core::model::{build_catalog, CatalogParts};
+use code_mode_core::namespaces::Registration;
+use code_mode_core::runs::host::Host;
+use code_mode_core::runs::Toolbox;
+use code_mode_core::runs::{AgentRun, RunOwner};
+use parking_lot::{Condvar, Mutex, MutexGuard};
+
+use crate::tools::read_rows;
+
+/// What the build makes.
+pub struct Built {
+    /// `None` without `executeTool`.
+    pub agent_run: Option<Arc<AgentRun>>,
+    pub catalog: Arc<Catalog>,
+    /// What the gateway could fix about the tools it passed.
+    pub diagnostics: Vec<String>,
+}
+
+/// What the build needs besides the catalog rows, known when `prepareRun`
+/// returns.
+pub struct Recipe {
+    pub active: bool,
+    /// The visible plugin namespaces, with their places in the registrations.
+    pub namespaces: Vec<(usize, Registration)>,
+    /// What the agent run is made of, when the context has `executeTool`.
+    pub run: Option<RunInputs>,
+    /// Tools the model sees whose schemas were left out, already read.
+    pub problems: Vec<String>,
+}
+
+pub struct RunInputs {
+    pub config: Arc<CodeModeConfig>,
+    pub host: Arc<dyn Host>,
+    pub visible_tools: Vec<String>,
+    pub owner: RunOwner,
+}
+
+/// The work of one build: the recipe and the rows' JSON texts so far.
+struct Work {
+    recipe: Recipe,
+    texts: Vec<String>,
+}
+
+enum Stage {
+    /// Rows still arriving.
+    Reading(Work),
+    /// Every row is in; handed to the builder thread.
+    Queued(Work),
+    /// A thread is building it.
+    Building,
+    Done,
+}
+
+/// One surface's build.
+pub struct Prepared {
+    stage: Mutex<Stage>,
+    /// Signalled (under `stage`) when a build ends.
+    ended: Condvar,
+    built: OnceLock<Result<Arc<Built>, String>>,
+}
+
+impl Prepared {
+    /// A build waiting for its rows.
+    pub fn reading(recipe: Recipe) -> Arc<Self> {
+        Self::with(Stage::Reading(Work {
+            recipe,
+            texts: Vec::new(),
+        }))
+    }
+
+    /// A build of `tools`, done now (inactive runs: their catalog is empty).
+    pub fn now(recipe: Recipe, tools: &[ToolSpec]) -> Arc<Self> {
+        let prepared = Self::with(Stage::Done);
+        let _ = prepared.built.set(run_build(recipe, Read::Specs(tools)));
+        prepared
+    }
+
+    fn with(stage: Stage) -> Arc<Self> {
+        Arc::new(Self {
+            stage: Mutex::new(stage),
+            ended: Condvar::new(),
+            built: OnceLock::new(),
+        })
+    }
+
+    /// The result, when the build has ended.
+    pub fn get(&self) -> Option<&Result<Arc<Built>, String>> {
+        self.built.get()
+    }
+
+    /// The run's toolbox, once built.
+    pub fn toolbox(&self) -> Option<Arc<Toolbox>> {
+        let built = self.get()?.as_ref().ok()?;
+        Some(built.agent_run.as_ref()?.toolbox.clone())
+    }
+
+    /// One slice of rows as JSON text; the last one queues the build on
+    /// `builder`. Rows after the last are ignored.
+    pub fn push(self: &Arc<Self>, text: String, last: bool, builder: Option<&Builder>) {
+        let mut stage = self.stage.lock();
+        let Stage::Reading(work) = &mut *stage else {
+            return;
+        };
+        work.texts.push(text);
+        if last {
+            if let Stage::Reading(work) = std::mem::replace(&mut *stage, Stage::Building) {
+                *stage = Stage::Queued(work);
+            }
+            drop(stage);
+            if let Some(builder) = builder {
+                builder.queue(Arc::downgrade(self));
+            }
+        }
+    }
+
+    /// Builds now if every row is in and no thread has started: what the
+    /// builder thread does with each surface it is handed.
+    fn build_if_queued(&self) {
+        let mut stage = self.stage.lock();
+        if matches!(*stage, Stage::Queued(_)) {
+            self.build(&mut stage);
+        }
+    }
+
+    /// Takes the queued work, builds it with the lock released, and marks it
+    /// done.
+    fn build(&self, stage: &mut MutexGuard<Stage>) {
+        let Stage::Queued(work) = std::mem::replace(&mut **stage, Stage::Building) else {
+            return;
+        };
+        let built =
+            MutexGuard::unlocked(stage, || run_build(work.recipe, Read::Texts(&work.texts)));
+        let _ = self.built.set(built);
+        **stage = Stage::Done;
+        self.ended.notify_all();
+    }
+
+    /// The result, once every row is in: built on this thread when no other
+    /// has started, else waited for.
+    pub fn finish(&self) -> Result<Arc<Built>, String> {
+        let mut stage = self.stage.lock();
+        loop {
+            match &*stage {
+                Stage::Done => break,
+                Stage::Reading(_) => {
+                    return Err("code mode has not read every tool of the run".to_owned())
+                }
+                Stage::Queued(_) => self.build(&mut stage),
+                Stage::Building => self.ended.wait(&mut stage),
+            }
+        }
+        drop(stage);
+        self.built
+            .get()
+            .cloned()
+            .unwrap_or_else(|| Err("code mode could not build the run's catalog".to_owned()))
+    }
+}
+
+/// Where the tools of a build come from.
+enum Read<'a> {
+    Texts(&'a [String]),
+    Specs(&'a [ToolSpec]),
+}
+
+/// Reads the rows, builds the catalog and makes the agent run. A panic is
+/// caught and becomes the build's error; it never reaches Node.
+fn run_build(recipe: Recipe, read: Read) -> Result<Arc<Built>, String> {
+    let built = catch_unwind(AssertUnwindSafe(|| {
+        let mut problems = recipe.problems;
+        let mut read_specs = Vec::new();
+        let tools = match read {
+            Read::Specs(tools) => tools,
+            Read::Texts(texts) => {
+                for text in texts {
+                    read_rows(text, &mut read_specs, &mut problems)?;
+                }
+                &read_specs[..]
+            }
+        };
+        let CatalogParts {
+            catalog,
+            mcp,
+            namespaces,
+        } = build_catalog(tools, recipe.active, recipe.namespaces);
+        problems.extend(mcp.problems.iter().cloned());
+        let agent_run = recipe.run.map(|run| {
+            AgentRun::new(
+                run.config,
+                catalog.clone(),
+                mcp,
+                namespaces,
+                run.host,
+                run.visible_tools,
+                run.owner,
+            )
+        });
+        Ok(Arc::new(Built {
+            agent_run,
+            catalog,
+            diagnostics: problems,
+        }))
+    }));
+    built.unwrap_or_else(|panic| {
+        let reason = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(format!(
+            "code mode could not build the run's catalog: {reason}"
+        ))
+    })
+}
+
+/// The runtime's builder thread: builds queued catalogs one after another,
+/// skipping those of surfaces already gone. It ends when the runtime is
+/// dropped.
+pub struct Builder {
+    queue: mpsc::Sender<Weak<Prepared>>,
+}
+
+impl Builder {
+    pub fn start() -> std::io::Result<Self> {
+        let (queue, jobs) = mpsc::channel::<Weak<Prepared>>();
+        std::thread::Builder::new()
+            .name("code-mode-prepare".into())
+            .spawn(move || {
+                for prepared in jobs {
+                    if let Some(prepared) = prepared.upgrade() {
+                        prepared.build_if_queued();
+                    }
+                }
+            })?;
+        Ok(Self { queue })
+    }
+
+    fn queue(&self, prepared: Weak<Prepared>) {
+        // The thread ends only with the runtime; without it the build
+        // happens when first needed.
+        let _ = self.queue.send(prepared);
+    }
+}
