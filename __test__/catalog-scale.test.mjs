@@ -269,6 +269,18 @@ describe('prepareRun builds the catalog after it returns', () => {
     assert.match(problems[2], /^Tool "big" has no schema: .*BigInt/)
   })
 
+  test('an inactive run shows a tool whose schema JSON cannot write with an empty schema, and says so', () => {
+    const off = binding.createCodeMode({ config: { enabled: false } })
+    instances.push(off)
+    const cyclic = { type: 'object' }
+    cyclic.self = cyclic
+    const run = off.prepareRun({ runId: 'r', tools: [{ name: 'loop', description: 'd', source: 'openclaw', parameters: cyclic }], executeTool: async () => null })
+    assert.equal(run.active, false)
+    assert.deepEqual(run.modelTools, [{ name: 'loop', description: 'd', parameters: { type: 'object', properties: {} } }])
+    assert.equal(run.diagnostics.length, 1)
+    assert.match(run.diagnostics[0], /^Tool "loop" has no schema: /)
+  })
+
   test('surfaces prepared and dropped before their build leave nothing behind', async () => {
     const tools = many(1000)
     for (let i = 0; i < 50; i++) prepare(tools)

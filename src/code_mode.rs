@@ -21,7 +21,7 @@ use crate::namespaces::{self, RunBinding};
 use crate::prepared::{Builder, Prepared, Recipe, RunInputs};
 use crate::runtime::Runtime;
 use crate::surface::{CodeModeRunSurface, SurfaceParts};
-use crate::tools::{read_rows, PrepareJs};
+use crate::tools::{read_tools, Keep, PrepareJs};
 
 /// One code-mode runtime: its configuration, worker threads and parked runs.
 #[napi]
@@ -117,18 +117,11 @@ impl CodeMode {
         let active = model::applies(&config, scanned.outline.count, context.disable_tools);
         // The tools the model sees are read now: direct-only ones, or all of
         // an inactive run's.
-        let shown_rows = if active {
-            &scanned.direct
-        } else {
-            &scanned.all
-        };
+        let shown_tools = active.then_some(&scanned.direct);
+        let shown_text = self.prepare.serialize(&env, &scanned.table, shown_tools)?;
         let (mut shown, mut problems) = (Vec::new(), Vec::new());
-        read_rows(
-            &self.prepare.serialize(&env, shown_rows)?,
-            &mut shown,
-            &mut problems,
-        )
-        .map_err(Error::from_reason)?;
+        read_tools(&shown_text, Keep::All, &mut shown, &mut problems)
+            .map_err(Error::from_reason)?;
         let outline = scanned.outline.into_outline(shown);
         let plan = model::plan_surface(&config, &outline, context.disable_tools, registrations);
         let binding = match (&snapshot, plan.namespaces.is_empty(), &context.execute) {
@@ -139,8 +132,8 @@ impl CodeMode {
             }
             _ => None,
         };
-        let rows = active.then_some(&scanned.catalog);
-        self.build(&env, context, config, plan, binding, problems, rows)
+        let table = active.then_some(&scanned.table);
+        self.build(&env, context, config, plan, binding, problems, table)
     }
 
     /// Suspended runs held now (diagnostics).
@@ -174,8 +167,8 @@ impl CodeMode {
 impl CodeMode {
     /// The run surface of a plan: an agent run bound to the context's
     /// executor (none without `executeTool`, and exec then throws), made
-    /// with the catalog once `rows` (the catalog's, `None` for an inactive
-    /// run) are read.
+    /// with the catalog once the tools of `table` (the scanned one; `None`
+    /// for an inactive run, whose catalog is empty) are read.
     #[allow(clippy::too_many_arguments)]
     fn build(
         &self,
@@ -185,7 +178,7 @@ impl CodeMode {
         plan: SurfacePlan,
         binding: Option<RunBinding>,
         problems: Vec<String>,
-        rows: Option<&Unknown>,
+        table: Option<&Unknown>,
     ) -> Result<CodeModeRunSurface> {
         let (scopes, input) = match binding {
             Some(RunBinding { scopes, input }) => (Some(scopes), Some(input)),
@@ -211,12 +204,12 @@ impl CodeMode {
             }),
             problems,
         };
-        let (prepared, finish) = match rows {
+        let (prepared, finish) = match table {
             None => (Prepared::now(recipe, &[]), None),
-            Some(rows) => {
+            Some(table) => {
                 let prepared = Prepared::reading(recipe);
                 let push = pusher(env, &prepared, Arc::downgrade(&self.runtime))?;
-                let finish = self.prepare.stream(env, rows, push.raw())?;
+                let finish = self.prepare.stream(env, table, push.raw())?;
                 (prepared, Some(finish))
             }
         };

@@ -149,6 +149,14 @@ pub fn undefined(env: &Env) -> sys::napi_value {
     value
 }
 
+/// JavaScript's `null`.
+pub fn null(env: &Env) -> sys::napi_value {
+    let mut value = ptr::null_mut();
+    // SAFETY: a plain Node-API call on the JS thread with an out pointer.
+    unsafe { sys::napi_get_null(env.raw(), &mut value) };
+    value
+}
+
 /// Calls `function(...args)` with `this` undefined; `Err` holds what it threw.
 pub fn call_function(
     env: &Env,

@@ -1,20 +1,19 @@
-// The JavaScript half of reading `RunContext.tools` (`prepare.rs`), compiled
+// The JavaScript half of reading `RunContext.tools` (`tools.rs`), compiled
 // once per CodeMode. Evaluates to a factory: given the constants, it returns
 // `{ scan, serialize, stream }`.
 //
-// `scan` checks every field of every tool and takes a row of each: the
+// `scan` checks every field of every tool and keeps them in a table: the
 // fields as plain values, the schema by reference. That is all prepareRun
 // does with the whole list on the JavaScript thread (a few hundred
-// microseconds at 5000 tools). The rows become JSON text either at once
-// (`serialize`: the tools the model sees) or over the next turns of the
-// event loop, a slice at a time (`stream`), for the catalog built off this
-// thread.
+// microseconds at 5000 tools). The tools become JSON text, column by
+// column, either at once (`serialize`: the tools the model sees) or over
+// the next turns of the event loop, a slice at a time (`stream`: every
+// tool, for the catalog built off this thread).
 (function codeModePrepare(constants) {
   'use strict'
 
-  const { legacyControls, sliceRows, turnMillis } = constants
+  const { legacyControls, sliceTools, turnMillis } = constants
   const LEGACY = new Set(legacyControls)
-  const SOURCES = new Map([['openclaw', 0], ['mcp', 1], ['client', 2]])
   const stringify = JSON.stringify
   const now = () => performance.now()
 
@@ -33,115 +32,161 @@
   // Paths are made only for a message: `RunContext.tools[i].field`.
   const path = (index, field) => `RunContext.tools[${index}]${field === '' ? '' : `.${field}`}`
 
-  // A required string field: present, a string, not empty.
-  const required = (value, index, field) =>
-    typeof value === 'string' && value !== '' ? value : fail(`${path(index, field)} must be a non-empty string.`)
+  // The checks below test the common case inline and call these only
+  // otherwise: prepareRun runs rarely, so this loop runs mostly in V8's
+  // interpreter, where every call counts.
 
-  // An optional string field: the string, or null when absent.
-  const optional = (value, index, field) => {
-    if (typeof value === 'string') return value
-    return absent(value) ? null : fail(`${path(index, field)} must be a string.`)
-  }
+  // A required string field that is not a non-empty string.
+  const notRequired = (index, field) => fail(`${path(index, field)} must be a non-empty string.`)
 
-  const flag = (value, index, field) => {
-    if (value === true || value === false) return value
-    return absent(value) ? false : fail(`${path(index, field)} must be a boolean.`)
-  }
+  // An optional string field that is not a string: null when absent.
+  const optional = (value, index, field) => (absent(value) ? null : fail(`${path(index, field)} must be a string.`))
+
+  // A boolean field that is not a boolean: false when absent.
+  const flag = (value, index, field) => (absent(value) ? false : fail(`${path(index, field)} must be a boolean.`))
 
   const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value)
 
-  // One tool as a row: [name, label, description, source (0 openclaw,
-  // 1 mcp, 2 client), sourceName, directOnly, replaySafe, mcp.server,
-  // mcp.tool, mcp.operation, parameters, problem] (mcp.server null without
-  // metadata). Fields are checked in the order of the messages' table in
-  // docs/errors.md, so the first problem is the one reported.
-  const rowOf = (tool, i) => {
-    if (!isObject(tool)) fail(`${path(i, '')} must be an object.`)
-    const name = required(tool.name, i, 'name')
-    const source = SOURCES.get(tool.source)
-    if (source === undefined) fail(`${path(i, 'source')} must be "openclaw", "mcp" or "client".`)
+  // The tools as columns, one array per field (a few arrays rather than an
+  // object per tool: less for the collector to copy while the list is
+  // kept). `flags` holds directOnly (1) and replaySafe (2); `sources` 0
+  // (openclaw), 1 (mcp) or 2 (client); `servers` null without MCP metadata.
+  const table = (count) => ({
+    names: new Array(count),
+    labels: new Array(count),
+    descriptions: new Array(count),
+    sources: new Array(count),
+    sourceNames: new Array(count),
+    flags: new Array(count),
+    servers: new Array(count),
+    mcpTools: new Array(count),
+    operations: new Array(count),
+    parameters: new Array(count),
+  })
+
+  // Checks tool `i` and writes its fields into `t`. Fields are checked in
+  // the order of the messages' table in docs/errors.md, so the first
+  // problem is the one reported.
+  const take = (t, tool, i) => {
+    if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) fail(`${path(i, '')} must be an object.`)
+    const name = tool.name
+    if (typeof name !== 'string' || name === '') notRequired(i, 'name')
+    const sourceText = tool.source
+    const source = sourceText === 'openclaw' ? 0 : sourceText === 'mcp' ? 1 : sourceText === 'client' ? 2 : -1
+    if (source === -1) fail(`${path(i, 'source')} must be "openclaw", "mcp" or "client".`)
     const meta = tool.mcp
     let server = null
     let mcpTool = null
     let operation = null
-    if (!absent(meta)) {
+    if (meta !== undefined && !absent(meta)) {
       if (!isObject(meta)) fail(`${path(i, 'mcp')} must be an object.`)
-      server = required(meta.server, i, 'mcp.server')
-      mcpTool = required(meta.tool, i, 'mcp.tool')
-      operation = optional(meta.operation, i, 'mcp.operation')
+      server = meta.server
+      if (typeof server !== 'string' || server === '') notRequired(i, 'mcp.server')
+      mcpTool = meta.tool
+      if (typeof mcpTool !== 'string' || mcpTool === '') notRequired(i, 'mcp.tool')
+      operation = meta.operation
+      if (typeof operation !== 'string') operation = optional(operation, i, 'mcp.operation')
     }
-    const parameters = absent(tool.parameters) ? null : tool.parameters
-    const label = optional(tool.label, i, 'label')
-    const description = optional(tool.description, i, 'description')
-    const sourceName = optional(tool.sourceName, i, 'sourceName')
-    const directOnly = flag(tool.directOnly, i, 'directOnly')
-    const replaySafe = flag(tool.replaySafe, i, 'replaySafe')
-    return [name, label, description, source, sourceName, directOnly, replaySafe, server, mcpTool, operation, parameters, null]
+    let parameters = tool.parameters
+    if (parameters === undefined || absent(parameters)) parameters = null
+    let label = tool.label
+    if (typeof label !== 'string') label = optional(label, i, 'label')
+    let description = tool.description
+    if (typeof description !== 'string') description = optional(description, i, 'description')
+    let sourceName = tool.sourceName
+    if (typeof sourceName !== 'string') sourceName = optional(sourceName, i, 'sourceName')
+    let directOnly = tool.directOnly
+    if (typeof directOnly !== 'boolean') directOnly = flag(directOnly, i, 'directOnly')
+    let replaySafe = tool.replaySafe
+    if (typeof replaySafe !== 'boolean') replaySafe = flag(replaySafe, i, 'replaySafe')
+    t.names[i] = name
+    t.labels[i] = label
+    t.descriptions[i] = description
+    t.sources[i] = source
+    t.sourceNames[i] = sourceName
+    t.flags[i] = (directOnly ? 1 : 0) | (replaySafe ? 2 : 0)
+    t.servers[i] = server
+    t.mcpTools[i] = mcpTool
+    t.operations[i] = operation
+    t.parameters[i] = parameters
   }
 
-  // Checks `tools` and returns [all rows, catalog rows, direct-only rows,
-  // outline as JSON text]. `required` lists `pluginId + '\0' + name` of the
-  // tools registered plugin namespaces require.
+  // Checks `tools` and returns [table, indexes of the direct-only tools,
+  // outline as JSON text]. `requiredTools` lists `pluginId + '\0' + name`
+  // of the tools registered plugin namespaces require.
   function scan(tools, requiredTools) {
     if (!Array.isArray(tools)) fail('RunContext.tools must be an array.')
     const wanted = requiredTools.length > 0 ? new Set(requiredTools) : null
     const count = tools.length
-    const all = new Array(count)
-    const catalog = []
+    const t = table(count)
     const direct = []
     const servers = new Set()
     const plugins = []
     for (let i = 0; i < count; i++) {
-      const row = rowOf(tools[i], i)
-      all[i] = row
-      if (row[5]) {
-        direct.push(row)
+      take(t, tools[i], i)
+      if ((t.flags[i] & 1) === 1) {
+        direct.push(i)
         continue
       }
-      if (LEGACY.has(row[0])) continue
-      catalog.push(row)
-      if (row[3] === 1 && row[7] !== null) servers.add(row[7])
-      if (row[3] === 0 && row[4] !== null && wanted !== null && wanted.has(`${row[4]}\0${row[0]}`)) {
-        plugins.push([row[4], row[0]])
+      const name = t.names[i]
+      if (LEGACY.has(name)) continue
+      const source = t.sources[i]
+      if (source === 1 && t.servers[i] !== null) servers.add(t.servers[i])
+      if (source === 0 && wanted !== null && t.sourceNames[i] !== null && wanted.has(`${t.sourceNames[i]}\0${name}`)) {
+        plugins.push([t.sourceNames[i], name])
       }
     }
     const outline = stringify({ count, mcpServers: [...servers], pluginTools: plugins })
-    return [all, catalog, direct, outline]
+    return [t, direct, outline]
   }
 
-  // One row as JSON text. A schema JSON cannot write (a cycle, a BigInt, a
-  // throwing toJSON) is dropped, and the row says why.
-  const rowText = (row) => {
-    try {
-      return stringify(row)
-    } catch (error) {
-      const copy = row.slice()
-      copy[10] = null
-      // One line: V8 explains a cycle over several.
-      copy[11] = `${error?.message ?? error}`.split('\n')[0]
-      return stringify(copy)
-    }
-  }
+  const COLUMNS = ['names', 'labels', 'descriptions', 'sources', 'sourceNames', 'flags', 'servers', 'mcpTools', 'operations']
 
-  // rows[from, to) as the JSON text of an array.
-  const sliceText = (rows, from, to) => {
-    const slice = rows.slice(from, to)
+  // The tools at indexes[from, to) (positions from..to when `indexes` is
+  // null) as the JSON text of their columns: [names, labels, descriptions,
+  // sources, sourceNames, flags, servers, mcpTools, operations, parameters,
+  // problems]. A schema JSON cannot write (a cycle, a BigInt, a throwing
+  // toJSON) is left out, and `problems` says why (null when none was).
+  const columnsText = (t, indexes, from, to) => {
+    const pick =
+      indexes === null
+        ? (column) => column.slice(from, to)
+        : (column) => {
+            const out = new Array(to - from)
+            for (let k = from; k < to; k++) out[k - from] = column[indexes[k]]
+            return out
+          }
+    const columns = COLUMNS.map((name) => pick(t[name]))
+    const parameters = pick(t.parameters)
+    columns.push(parameters, null)
     try {
-      return stringify(slice)
+      return stringify(columns)
     } catch {
-      return `[${slice.map(rowText).join(',')}]`
+      const problems = new Array(parameters.length).fill(null)
+      for (let k = 0; k < parameters.length; k++) {
+        try {
+          stringify(parameters[k])
+        } catch (error) {
+          parameters[k] = null
+          // One line: V8 explains a cycle over several.
+          problems[k] = `${error?.message ?? error}`.split('\n')[0]
+        }
+      }
+      columns[10] = problems
+      return stringify(columns)
     }
   }
 
-  // All of `rows` as JSON text, now.
-  const serialize = (rows) => sliceText(rows, 0, rows.length)
+  // The tools at `indexes` (all of them when null) as JSON text, now.
+  const serialize = (t, indexes) => columnsText(t, indexes, 0, indexes === null ? t.names.length : indexes.length)
 
-  // Hands `rows` to `push(text, last)` a slice at a time, spending at most
-  // about `turnMillis` of each turn of the event loop; the last call has
-  // `last` true (once, even for no rows). `push` returns false when nobody
-  // wants the rest (the surface is gone). Returns `finish()`, which hands
-  // over what is left at once.
-  function stream(rows, push) {
+  // Hands every tool to `push(text, last)`, a slice of positions at a time,
+  // spending at most about `turnMillis` of each turn of the event loop; the
+  // last call has `last` true (once, even for no tools). `push` returns
+  // false when nobody wants the rest (the surface is gone). Returns
+  // `finish()`, which hands over what is left at once.
+  function stream(t, push) {
+    const count = t.names.length
     let next = 0
     let ended = false
     let busy = false
@@ -157,10 +202,10 @@
     }
     const write = (deadline) => {
       while (!ended) {
-        const to = Math.min(rows.length, next + sliceRows)
-        const text = sliceText(rows, next, to)
+        const to = Math.min(count, next + sliceTools)
+        const text = columnsText(t, null, next, to)
         next = to
-        ended = next >= rows.length
+        ended = next >= count
         if (!push(text, ended)) ended = true
         if (deadline !== undefined && now() >= deadline) break
       }

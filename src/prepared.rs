@@ -1,11 +1,11 @@
 //! A run surface's catalog while it is made: `prepareRun` plans what the
-//! model sees and returns; the catalog rows arrive as JSON text over the next
+//! model sees and returns; the tools arrive as JSON text over the next
 //! turns of the event loop (`tools.rs`), and once the last one is in, the
 //! runtime's builder thread reads them, builds the catalog, the `MCP`
 //! namespace and the plugin namespaces, and makes the agent run.
 //!
 //! Whatever needs the result before it is ready (an exec or wait, the
-//! `catalog` and `diagnostics` getters) finishes it on the spot: the rows
+//! `catalog` and `diagnostics` getters) finishes it on the spot: the tools
 //! left are written at once, and the build runs on the asking thread, or is
 //! waited for when the builder has started it. A gateway that answers a
 //! model's first turn never pays for it; a test that execs right after
@@ -24,7 +24,7 @@ use code_mode_core::runs::Toolbox;
 use code_mode_core::runs::{AgentRun, RunOwner};
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
-use crate::tools::read_rows;
+use crate::tools::{read_tools, Keep};
 
 /// What the build makes.
 pub struct Built {
@@ -35,7 +35,7 @@ pub struct Built {
     pub diagnostics: Vec<String>,
 }
 
-/// What the build needs besides the catalog rows, known when `prepareRun`
+/// What the build needs besides the tools, known when `prepareRun`
 /// returns.
 pub struct Recipe {
     pub active: bool,
@@ -54,7 +54,7 @@ pub struct RunInputs {
     pub owner: RunOwner,
 }
 
-/// The work of one build: the recipe and the rows' JSON texts so far.
+/// The work of one build: the recipe and the tools' JSON texts so far.
 struct Work {
     recipe: Recipe,
     texts: Vec<String>,
@@ -63,7 +63,7 @@ struct Work {
 enum Stage {
     /// Rows still arriving.
     Reading(Work),
-    /// Every row is in; handed to the builder thread.
+    /// Every tool is in; handed to the builder thread.
     Queued(Work),
     /// A thread is building it.
     Building,
@@ -79,7 +79,7 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// A build waiting for its rows.
+    /// A build waiting for its tools.
     pub fn reading(recipe: Recipe) -> Arc<Self> {
         Self::with(Stage::Reading(Work {
             recipe,
@@ -113,8 +113,8 @@ impl Prepared {
         Some(built.agent_run.as_ref()?.toolbox.clone())
     }
 
-    /// One slice of rows as JSON text; the last one queues the build on
-    /// `builder`. Rows after the last are ignored.
+    /// One slice of tools as JSON text; the last one queues the build on
+    /// `builder`. Slices after the last are ignored.
     pub fn push(self: &Arc<Self>, text: String, last: bool, builder: Option<&Builder>) {
         let mut stage = self.stage.lock();
         let Stage::Reading(work) = &mut *stage else {
@@ -132,7 +132,7 @@ impl Prepared {
         }
     }
 
-    /// Builds now if every row is in and no thread has started: what the
+    /// Builds now if every tool is in and no thread has started: what the
     /// builder thread does with each surface it is handed.
     fn build_if_queued(&self) {
         let mut stage = self.stage.lock();
@@ -154,7 +154,7 @@ impl Prepared {
         self.ended.notify_all();
     }
 
-    /// The result, once every row is in: built on this thread when no other
+    /// The result, once every tool is in: built on this thread when no other
     /// has started, else waited for.
     pub fn finish(&self) -> Result<Arc<Built>, String> {
         let mut stage = self.stage.lock();
@@ -182,7 +182,7 @@ enum Read<'a> {
     Specs(&'a [ToolSpec]),
 }
 
-/// Reads the rows, builds the catalog and makes the agent run. A panic is
+/// Reads the tools, builds the catalog and makes the agent run. A panic is
 /// caught and becomes the build's error; it never reaches Node.
 fn run_build(recipe: Recipe, read: Read) -> Result<Arc<Built>, String> {
     let built = catch_unwind(AssertUnwindSafe(|| {
@@ -192,7 +192,7 @@ fn run_build(recipe: Recipe, read: Read) -> Result<Arc<Built>, String> {
             Read::Specs(tools) => tools,
             Read::Texts(texts) => {
                 for text in texts {
-                    read_rows(text, &mut read_specs, &mut problems)?;
+                    read_tools(text, Keep::Catalog, &mut read_specs, &mut problems)?;
                 }
                 &read_specs[..]
             }

@@ -2,22 +2,18 @@
 //!
 //! `prepare.js` (compiled once per `CodeMode`) checks every field of every
 //! tool in one pass, throwing the documented message for the first bad one,
-//! and takes a row per tool: its fields as plain values and its schema by
-//! reference. `prepareRun` plans the model-visible surface from what that
-//! pass returns (a short outline, and the rows of the direct-only tools
-//! written as JSON at once); the catalog rows become JSON text over the next
-//! turns of the event loop, at most about [`TURN_MILLIS`] each, and are read
-//! into tool specs off the JavaScript thread ([`crate::prepared`]).
-//!
-//! A row is `[name, label, description, source, sourceName, directOnly,
-//! replaySafe, mcp.server, mcp.tool, mcp.operation, parameters, problem]`:
-//! `source` 0 (openclaw), 1 (mcp) or 2 (client), `mcp.server` null without
-//! MCP metadata, `problem` the reason a schema JSON could not write was left
-//! out, or null.
+//! and keeps them in a table of columns: the fields as plain values, the
+//! schema by reference. `prepareRun` plans the model-visible surface from
+//! what that pass returns (a short outline, and the direct-only tools
+//! written as JSON at once); every tool becomes JSON text over the next
+//! turns of the event loop, at most about [`TURN_MILLIS`] each, and is read
+//! into a tool spec off the JavaScript thread ([`crate::prepared`]). The
+//! text is the tools' columns (`read_tools`), not an object per tool:
+//! writing and reading it allocates per field, not per tool.
 
 use std::collections::HashSet;
 
-use code_mode_core::catalog::{McpMeta, Schema, ToolSource, ToolSpec, LEGACY_CONTROLS};
+use code_mode_core::catalog::{in_catalog, McpMeta, Schema, ToolSource, ToolSpec, LEGACY_CONTROLS};
 use code_mode_core::model::ToolOutline;
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
 use napi::{sys, Env, Error, JsValue, Result, Status};
@@ -28,10 +24,10 @@ use crate::js::{self, call_function};
 
 const PREPARE_JS: &str = include_str!("prepare.js");
 
-/// Rows written as JSON per `JSON.stringify` call while streaming.
-const SLICE_ROWS: u32 = 64;
+/// Tools written as JSON per `JSON.stringify` call while streaming.
+const SLICE_TOOLS: u32 = 256;
 
-/// What streaming the catalog rows may spend of one turn of the event loop,
+/// What streaming the tools may spend of one turn of the event loop,
 /// in milliseconds: at least one slice, then as many as fit.
 pub const TURN_MILLIS: f64 = 0.5;
 
@@ -49,7 +45,7 @@ impl PrepareJs {
             env,
             &js::json_text(&serde_json::json!({
                 "legacyControls": LEGACY_CONTROLS,
-                "sliceRows": SLICE_ROWS,
+                "sliceTools": SLICE_TOOLS,
                 "turnMillis": TURN_MILLIS,
             }))?,
         )?;
@@ -88,33 +84,40 @@ impl PrepareJs {
         let scanned = self.call(env, &self.scan, &[tools.raw(), keys.raw()])?;
         let scanned = js::object(&scanned)?
             .ok_or_else(|| Error::from_reason("code mode could not read RunContext.tools"))?;
-        let outline: Unknown = scanned.get_element(3)?;
+        let outline: Unknown = scanned.get_element(2)?;
         let outline = js::string(&outline)?.unwrap_or_default();
         let outline: RawOutline = serde_json::from_str(&outline)
             .map_err(|e| Error::from_reason(format!("RunContext.tools could not be read: {e}.")))?;
         Ok(Scanned {
-            all: scanned.get_element(0)?,
-            catalog: scanned.get_element(1)?,
-            direct: scanned.get_element(2)?,
+            table: scanned.get_element(0)?,
+            direct: scanned.get_element(1)?,
             outline,
         })
     }
 
-    /// `rows` as JSON text, now.
-    pub fn serialize(&self, env: &Env, rows: &Unknown) -> Result<String> {
-        let text = self.call(env, &self.serialize, &[rows.raw()])?;
+    /// The rows of the tools at `indexes` (all of them when `None`) as JSON
+    /// text, now.
+    pub fn serialize(
+        &self,
+        env: &Env,
+        table: &Unknown,
+        indexes: Option<&Unknown>,
+    ) -> Result<String> {
+        let indexes = indexes.map_or_else(|| js::null(env), |indexes| indexes.raw());
+        let text = self.call(env, &self.serialize, &[table.raw(), indexes])?;
         Ok(js::string(&text)?.unwrap_or_default())
     }
 
-    /// Starts handing `rows` to `push(text, last)` over the next turns of the
-    /// event loop; returns `finish()`, which hands over the rest at once.
+    /// Starts handing every tool, a slice at a time, to `push(text, last)`
+    /// over the next turns of the event loop; returns `finish()`, which
+    /// hands over the rest at once.
     pub fn stream(
         &self,
         env: &Env,
-        rows: &Unknown,
+        table: &Unknown,
         push: sys::napi_value,
     ) -> Result<FunctionRef<(), ()>> {
-        let finish = self.call(env, &self.stream, &[rows.raw(), push])?;
+        let finish = self.call(env, &self.stream, &[table.raw(), push])?;
         js::function::<(), ()>(&finish)?
             .ok_or_else(|| Error::from_reason("code mode could not stream RunContext.tools"))?
             .create_ref()
@@ -140,11 +143,10 @@ impl PrepareJs {
     }
 }
 
-/// What `scan` returns: every row, the catalog's rows and the direct-only
-/// rows (JavaScript arrays), and the outline.
+/// What `scan` returns: the tools as a table of columns and the indexes of
+/// the direct-only ones (JavaScript values), and the outline.
 pub struct Scanned<'env> {
-    pub all: Unknown<'env>,
-    pub catalog: Unknown<'env>,
+    pub table: Unknown<'env>,
     pub direct: Unknown<'env>,
     pub outline: RawOutline,
 }
@@ -173,72 +175,120 @@ impl RawOutline {
     }
 }
 
-/// One row as JSON.
+/// Tools as the JSON of their columns: names, labels, descriptions,
+/// sources, sourceNames, flags (directOnly 1, replaySafe 2), mcp servers,
+/// mcp tools, mcp operations, parameters, and the problems of the schemas
+/// left out (null when there were none).
 #[derive(Deserialize)]
-struct Row(
-    String,
-    Option<String>,
-    Option<String>,
-    u8,
-    Option<String>,
-    bool,
-    bool,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<Box<RawValue>>,
-    Option<String>,
+#[allow(clippy::type_complexity)]
+struct Columns(
+    Vec<String>,
+    Vec<Option<String>>,
+    Vec<Option<String>>,
+    Vec<u8>,
+    Vec<Option<String>>,
+    Vec<u8>,
+    Vec<Option<String>>,
+    Vec<Option<String>>,
+    Vec<Option<String>>,
+    Vec<Option<Box<RawValue>>>,
+    Option<Vec<Option<String>>>,
 );
 
-/// Reads the JSON text of rows into `specs`, adding a sentence to `problems`
-/// for each tool whose schema was left out. The text comes from
-/// `prepare.js`, which checked every field already; text it did not write
-/// is an error. A lone surrogate in a string (which `JSON.stringify` writes
-/// as an escape, and UTF-8 cannot hold) reads as U+FFFD, as it does
+/// Which of the tools read go on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Every one (the tools the model sees).
+    All,
+    /// Those the run catalog takes (`catalog::in_catalog`); the others'
+    /// schema problems are not reported again.
+    Catalog,
+}
+
+/// Reads the JSON text of tools' columns into `specs`, adding a sentence
+/// to `problems` for each tool whose schema was left out. The text comes
+/// from `prepare.js`, which checked every field already; text it did not
+/// write is an error. A lone surrogate in a string (which `JSON.stringify`
+/// writes as an escape, and UTF-8 cannot hold) reads as U+FFFD, as it does
 /// wherever JavaScript text becomes Rust text.
-pub fn read_rows(
+pub fn read_tools(
     text: &str,
+    keep: Keep,
     specs: &mut Vec<ToolSpec>,
     problems: &mut Vec<String>,
 ) -> std::result::Result<(), String> {
-    let rows: Vec<Row> = match serde_json::from_str(text) {
-        Ok(rows) => rows,
-        Err(_) => serde_json::from_str(&replace_lone_surrogates(text))
-            .map_err(|e| format!("code mode could not read the rows of RunContext.tools: {e}"))?,
+    let unreadable =
+        |e: serde_json::Error| format!("code mode could not read RunContext.tools: {e}");
+    let columns: Columns = match serde_json::from_str(text) {
+        Ok(columns) => columns,
+        Err(_) => serde_json::from_str(&replace_lone_surrogates(text)).map_err(unreadable)?,
     };
-    specs.reserve(rows.len());
-    for row in rows {
-        let Row(name, label, description, source, source_name, direct, replay, ..) = row;
-        let Row(.., server, tool, operation, schema, problem) = row;
-        let source = match source {
-            0 => ToolSource::Openclaw,
-            1 => ToolSource::Mcp,
-            _ => ToolSource::Client,
-        };
-        if let Some(problem) = problem {
-            problems.push(format!(
-                "Tool \"{name}\" has no schema: its parameters could not be written as JSON ({problem}); pass parameters JSON.stringify can write."
-            ));
-        }
-        let mcp = match (server, tool) {
-            (Some(server), Some(tool)) => Some(McpMeta {
-                server,
-                tool,
-                operation,
-            }),
-            _ => None,
-        };
-        specs.push(ToolSpec {
+    let Columns(names, labels, descriptions, sources, source_names, flags, ..) = columns;
+    let Columns(.., servers, tools, operations, schemas, schema_problems) = columns;
+    let count = names.len();
+    let lengths = [
+        labels.len(),
+        descriptions.len(),
+        sources.len(),
+        source_names.len(),
+        flags.len(),
+        servers.len(),
+        tools.len(),
+        operations.len(),
+        schemas.len(),
+        schema_problems.as_ref().map_or(count, Vec::len),
+    ];
+    if lengths.iter().any(|&length| length != count) {
+        return Err(
+            "code mode could not read RunContext.tools: its columns differ in length".into(),
+        );
+    }
+    let mut schema_problems = schema_problems.map(Vec::into_iter);
+    let fields = names.into_iter().zip(labels).zip(descriptions).zip(sources);
+    let fields = fields.zip(source_names).zip(flags).zip(servers).zip(tools);
+    let fields = fields.zip(operations).zip(schemas);
+    specs.reserve(count);
+    for (
+        (
+            (((((((name, label), description), source), source_name), flags), server), tool),
+            operation,
+        ),
+        schema,
+    ) in fields
+    {
+        let problem = schema_problems.as_mut().and_then(Iterator::next).flatten();
+        let spec = ToolSpec {
             name,
             label,
             description: description.unwrap_or_default(),
             parameters: schema.map(Schema::from_json),
-            source,
+            source: match source {
+                0 => ToolSource::Openclaw,
+                1 => ToolSource::Mcp,
+                _ => ToolSource::Client,
+            },
             source_name,
-            direct_only: direct,
-            replay_safe: replay,
-            mcp,
-        });
+            direct_only: flags & 1 != 0,
+            replay_safe: flags & 2 != 0,
+            mcp: match (server, tool) {
+                (Some(server), Some(tool)) => Some(McpMeta {
+                    server,
+                    tool,
+                    operation,
+                }),
+                _ => None,
+            },
+        };
+        if keep == Keep::Catalog && !in_catalog(&spec) {
+            continue;
+        }
+        if let Some(problem) = problem {
+            problems.push(format!(
+                "Tool \"{}\" has no schema: its parameters could not be written as JSON ({problem}); pass parameters JSON.stringify can write.",
+                spec.name
+            ));
+        }
+        specs.push(spec);
     }
     Ok(())
 }
@@ -291,11 +341,13 @@ mod tests {
     }
 
     #[test]
-    fn rows_read_into_specs_and_dropped_schemas_into_problems() {
-        let text = r#"[["read","Read",null,0,null,false,true,null,null,null,{"type":"object"},null],
-            ["q",null,"d",1,"s",false,false,"srv","query","tool",null,"cycle"]]"#;
+    fn columns_read_into_specs_and_dropped_schemas_into_problems() {
+        let text = r#"[["read","q","pick"],["Read",null,null],[null,"d",null],[0,1,0],[null,"s",null],
+            [2,0,1],[null,"srv",null],[null,"query",null],[null,"tool",null],[{"type":"object"},null,null],
+            [null,"cycle","cycle"]]"#;
         let (mut specs, mut problems) = (Vec::new(), Vec::new());
-        read_rows(text, &mut specs, &mut problems).unwrap();
+        read_tools(text, Keep::Catalog, &mut specs, &mut problems).unwrap();
+        assert_eq!(specs.len(), 2, "the direct-only tool is not the catalog's");
         assert_eq!(specs[0].name, "read");
         assert_eq!(specs[0].label.as_deref(), Some("Read"));
         assert_eq!(specs[0].description, "");
@@ -309,6 +361,12 @@ mod tests {
         assert!(specs[1].parameters.is_none());
         assert_eq!(problems.len(), 1);
         assert!(problems[0].starts_with("Tool \"q\" has no schema"));
-        assert!(read_rows("[1]", &mut specs, &mut problems).is_err());
+        let (mut all, mut problems) = (Vec::new(), Vec::new());
+        read_tools(text, Keep::All, &mut all, &mut problems).unwrap();
+        assert_eq!((all.len(), problems.len()), (3, 2));
+        assert!(all[2].direct_only);
+        let uneven = r#"[["a"],[],[null],[0],[null],[0],[null],[null],[null],[null],null]"#;
+        assert!(read_tools(uneven, Keep::All, &mut all, &mut problems).is_err());
+        assert!(read_tools("[1]", Keep::All, &mut all, &mut problems).is_err());
     }
 }

@@ -263,6 +263,65 @@ mod tests {
     }
 
     #[test]
+    fn a_surface_planned_from_an_outline_matches_one_planned_from_the_whole_list() {
+        use crate::catalog::McpMeta;
+        let mcp = |server: &str, tool: &str| ToolSpec {
+            source: ToolSource::Mcp,
+            mcp: Some(McpMeta {
+                server: server.into(),
+                tool: tool.into(),
+                operation: None,
+            }),
+            ..core(&format!("{server}__{tool}"))
+        };
+        let plugin = |name: &str| ToolSpec {
+            source_name: Some("gh".into()),
+            ..core(name)
+        };
+        let tools = vec![
+            tool("read", false),
+            tool("computer", true),
+            mcp("chrome-devtools", "click"),
+            mcp("tools", "x"),
+            mcp("tools", "y"),
+            plugin("list_issues"),
+            plugin("other"),
+        ];
+        let registration = |id: &str, required: &[&str]| Registration {
+            id: id.into(),
+            plugin_id: "gh".into(),
+            global_name: id.to_uppercase(),
+            description: None,
+            prompt: None,
+            required_tool_names: required.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        let registrations = vec![
+            registration("issues", &["list_issues"]),
+            registration("missing", &["list_issues", "gone"]),
+        ];
+        let whole = plan_run(&enabled(), &tools, false, registrations.clone());
+        // What prepare.js reports: only the plugin tools registrations require.
+        let outline = ToolOutline {
+            count: tools.len(),
+            shown: vec![tool("computer", true)],
+            mcp_servers: vec!["tools".into(), "chrome-devtools".into(), "tools".into()],
+            plugin_tools: [("gh".to_owned(), "list_issues".to_owned())].into(),
+        };
+        let surface = plan_surface(&enabled(), &outline, false, registrations);
+        assert_eq!(surface.model_tools, whole.model_tools);
+        assert_eq!(surface.allowed_payload, whole.allowed_payload);
+        let visible: Vec<usize> = surface.namespaces.iter().map(|(i, _)| *i).collect();
+        assert_eq!(visible, [0]);
+        assert_eq!(whole.namespaces.visible.len(), 1);
+        assert_eq!(
+            whole.namespaces.visible[0].tool_ids,
+            ["openclaw:gh:list_issues"]
+        );
+        let description = &surface.model_tools[0].description;
+        assert!(description.contains("MCP servers: chromeDevtools, tools2"));
+    }
+
+    #[test]
     fn toolless_runs_never_activate_and_show_nothing() {
         for (tools, disable) in [(vec![], false), (vec![tool("read", false)], true)] {
             for config in [enabled(), CodeModeConfig::default()] {
