@@ -281,6 +281,26 @@ describe('prepareRun builds the catalog after it returns', () => {
     assert.match(run.diagnostics[0], /^Tool "loop" has no schema: /)
   })
 
+  test('fake timers installed after createCodeMode neither stall nor see the background writing', async () => {
+    const real = { setImmediate: globalThis.setImmediate, now: performance.now }
+    let faked = 0
+    globalThis.setImmediate = () => {
+      faked++
+      throw new Error('fake setImmediate')
+    }
+    performance.now = () => 0
+    let run
+    try {
+      run = prepare(many(2000))
+    } finally {
+      globalThis.setImmediate = real.setImmediate
+      performance.now = real.now
+    }
+    assert.equal(faked, 0)
+    await turns(200)
+    assert.equal((await run.exec({ code: 'return ALL_TOOLS.length' })).value, 2000)
+  })
+
   test('surfaces prepared and dropped before their build leave nothing behind', async () => {
     const tools = many(1000)
     for (let i = 0; i < 50; i++) prepare(tools)
