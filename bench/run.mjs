@@ -11,7 +11,8 @@
 //                     the product (copy its index.js and .node to one folder:
 //                     the loader finds the .node next to index.js)
 //   --only IDS        a comma-separated subset of B1..B13
-//   --out FILE        where to write the markdown (default: bench/RESULTS.md)
+//   --out FILE        where to write the markdown (default: bench/RESULTS.md,
+//                     or bench/RESULTS.partial.md with --only)
 //
 // Peers are devDependencies of bench/package.json (bench/ensure-peers.mjs
 // installs them). A peer that does not load is left out with a note.
@@ -36,9 +37,11 @@ const { values: args } = parseArgs({
     product: { type: 'string', default: path.join(repo, 'index.js') },
     baseline: { type: 'string' },
     only: { type: 'string' },
-    out: { type: 'string', default: path.join(here, 'RESULTS.md') },
+    out: { type: 'string' },
   },
 })
+// A partial run never overwrites the full results the README quotes.
+args.out ??= path.join(here, args.only ? 'RESULTS.partial.md' : 'RESULTS.md')
 
 const ALL = ['B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'B11', 'B12', 'B13']
 const selected = args.only ? args.only.split(',').map((s) => s.trim().toUpperCase()) : ALL
