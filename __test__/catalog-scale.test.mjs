@@ -269,6 +269,49 @@ describe('prepareRun builds the catalog after it returns', () => {
     assert.match(problems[2], /^Tool "big" has no schema: .*BigInt/)
   })
 
+  test('whatever a schema throws while written in the background becomes a diagnostic, never an uncaught error', async () => {
+    const run = prepare([
+      ...many(300),
+      { name: 'nullproto', source: 'openclaw', parameters: { toJSON() { throw Object.create(null) } } },
+      { name: 'symbol', source: 'openclaw', parameters: { toJSON() { throw Symbol('odd') } } },
+      { name: 'getter', source: 'openclaw', parameters: { toJSON() { throw { get message() { throw new Error('again') } } } } },
+    ])
+    // A schema that fails every other time it is written: kept as written
+    // the time it worked, never written again.
+    let calls = 0
+    const flaky = prepare([
+      ...many(300),
+      { name: 'flaky', source: 'openclaw', parameters: { toJSON() { if (calls++ % 2 === 0) throw new Error('flaky'); return { type: 'object', required: ['x'] } } } },
+    ])
+    await turns(50)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.deepEqual(run.diagnostics, [
+      'Tool "nullproto" has no schema: its parameters could not be written as JSON (it threw a value with no text); pass parameters JSON.stringify can write.',
+      'Tool "symbol" has no schema: its parameters could not be written as JSON (Symbol(odd)); pass parameters JSON.stringify can write.',
+      'Tool "getter" has no schema: its parameters could not be written as JSON (it threw a value with no text); pass parameters JSON.stringify can write.',
+    ])
+    assert.deepEqual((await run.exec({ code: 'return (await tools.describe("symbol")).parameters' })).value, {})
+    assert.deepEqual(flaky.diagnostics, [])
+    assert.deepEqual((await flaky.exec({ code: 'return (await tools.describe("flaky")).parameters' })).value, { type: 'object', required: ['x'] })
+    assert.equal(calls, 2)
+  })
+
+  test('a lone surrogate reads as U+FFFD wherever it is: a schema (still checked), an MCP server name', async () => {
+    const run = prepare([
+      { name: 'pick', source: 'openclaw', parameters: { type: 'object', description: 'odd \ud800', required: ['need'] } },
+      { name: 'srv__t', source: 'mcp', mcp: { server: 'srv\udc00', tool: 't' }, parameters: { type: 'object' } },
+    ])
+    const result = await run.exec({ code: 'const d = await tools.describe("pick"); try { await tools.pick({}) } catch (e) { return [d.parameters.description, e.message.slice(0, 40), Object.keys(MCP)] }' })
+    assert.deepEqual(result.value, ['odd \ufffd', 'Invalid input for tools.pick: input: mis', ['$api', 'srv']])
+  })
+
+  test('a tool list whose length is not an array length is not an array', () => {
+    for (const length of [1.5, -1, 2 ** 40, '3']) {
+      const tools = new Proxy([], { get: (target, key) => (key === 'length' ? length : Reflect.get(target, key)) })
+      assert.throws(() => prepare(tools), { message: 'RunContext.tools must be an array.' }, String(length))
+    }
+  })
+
   test('an inactive run shows a tool whose schema JSON cannot write with an empty schema, and says so', () => {
     const off = binding.createCodeMode({ config: { enabled: false } })
     instances.push(off)

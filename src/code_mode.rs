@@ -120,8 +120,9 @@ impl CodeMode {
         let shown_tools = active.then_some(&scanned.direct);
         let shown_text = self.prepare.serialize(&env, &scanned.table, shown_tools)?;
         let (mut shown, mut problems) = (Vec::new(), Vec::new());
-        read_tools(&shown_text, Keep::All, &mut shown, &mut problems)
-            .map_err(Error::from_reason)?;
+        for text in shown_text.split('\n') {
+            read_tools(text, Keep::All, &mut shown, &mut problems).map_err(Error::from_reason)?;
+        }
         let outline = scanned.outline.into_outline(shown);
         let plan = model::plan_surface(&config, &outline, context.disable_tools, registrations);
         let binding = match (&snapshot, plan.namespaces.is_empty(), &context.execute) {
@@ -149,6 +150,7 @@ impl CodeMode {
         // Closed from this call on: execs and waits made after it are refused
         // and the legs in progress stop now; the rest happens off this thread.
         self.runtime.engine.begin_close();
+        self.runtime.builder.stop();
         let (deferred, promise) = env.create_deferred::<(), _>()?;
         let engine = self.runtime.engine.clone();
         let channel = self.runtime.channel.clone();
@@ -232,7 +234,7 @@ impl CodeMode {
     }
 }
 
-/// `push(text, last)` for `prepare.js`: hands a slice of catalog rows to the
+/// `push(text, last)` for `prepare.js`: hands a slice of the tools to the
 /// build, and the build to the builder thread after the last. False once the
 /// surface is gone: nothing is built for it.
 fn pusher<'env>(

@@ -12,7 +12,7 @@
 (function codeModePrepare(constants) {
   'use strict'
 
-  const { legacyControls, sliceTools, turnMillis } = constants
+  const { legacyControls, firstSlice, maxSlice, turnMillis } = constants
   const LEGACY = new Set(legacyControls)
   const stringify = JSON.stringify
   // Taken now, when the CodeMode is made: a test suite's fake timers
@@ -120,8 +120,11 @@
   function scan(tools, requiredTools) {
     if (!Array.isArray(tools)) fail('RunContext.tools must be an array.')
     const wanted = requiredTools.length > 0 ? new Set(requiredTools) : null
+    // A Proxy of an array can report any length.
     const count = tools.length
-    const t = table(count)
+    if (!Number.isSafeInteger(count) || count < 0 || count > 0xffffffff) fail('RunContext.tools must be an array.')
+    // Columns grow past this; a sparse array's length allocates nothing.
+    const t = table(Math.min(count, 65536))
     const direct = []
     const servers = new Set()
     const plugins = []
@@ -145,12 +148,21 @@
 
   const COLUMNS = ['names', 'labels', 'descriptions', 'sources', 'sourceNames', 'flags', 'servers', 'mcpTools', 'operations']
 
-  // The tools at indexes[from, to) (positions from..to when `indexes` is
-  // null) as the JSON text of their columns: [names, labels, descriptions,
-  // sources, sourceNames, flags, servers, mcpTools, operations, parameters,
-  // problems]. A schema JSON cannot write (a cycle, a BigInt, a throwing
-  // toJSON) is left out, and `problems` says why (null when none was).
-  const columnsText = (t, indexes, from, to) => {
+  // Why a value could not be written, in one line. Never throws, whatever
+  // was thrown (a Symbol, an object without a prototype, a throwing getter).
+  const reason = (error) => {
+    try {
+      // One line: V8 explains a cycle over several.
+      return String(error?.message ?? error).split('\n')[0]
+    } catch {
+      return 'it threw a value with no text'
+    }
+  }
+
+  // The columns of the tools at indexes[from, to) (positions from..to when
+  // `indexes` is null): [names, labels, descriptions, sources, sourceNames,
+  // flags, servers, mcpTools, operations, parameters, problems].
+  const columnsOf = (t, indexes, from, to) => {
     const pick =
       indexes === null
         ? (column) => column.slice(from, to)
@@ -160,39 +172,69 @@
             return out
           }
     const columns = COLUMNS.map((name) => pick(t[name]))
-    const parameters = pick(t.parameters)
-    columns.push(parameters, null)
-    try {
-      return stringify(columns)
-    } catch {
-      const problems = new Array(parameters.length).fill(null)
-      for (let k = 0; k < parameters.length; k++) {
-        try {
-          stringify(parameters[k])
-        } catch (error) {
-          parameters[k] = null
-          // One line: V8 explains a cycle over several.
-          problems[k] = `${error?.message ?? error}`.split('\n')[0]
-        }
-      }
-      columns[10] = problems
-      return stringify(columns)
-    }
+    columns.push(pick(t.parameters), null)
+    return columns
   }
 
-  // The tools at `indexes` (all of them when null) as JSON text, now.
-  const serialize = (t, indexes) => columnsText(t, indexes, 0, indexes === null ? t.names.length : indexes.length)
+  // Those tools as JSON texts of their columns: one text, or several when
+  // one would be longer than a string can be. A schema JSON cannot write (a
+  // cycle, a BigInt, a throwing toJSON) is left out, and `problems` says
+  // why (null when no schema was left out).
+  const columnsTexts = (t, indexes, from, to) => {
+    const columns = columnsOf(t, indexes, from, to)
+    try {
+      return [stringify(columns)]
+    } catch {}
+    const parameters = columns[9]
+    const problems = new Array(parameters.length).fill(null)
+    for (let k = 0; k < parameters.length; k++) {
+      try {
+        // Written once and read back: the copy writes the same text every
+        // time, whatever the schema's own toJSON or getters do next.
+        const text = stringify(parameters[k])
+        parameters[k] = text === undefined ? null : JSON.parse(text)
+      } catch (error) {
+        parameters[k] = null
+        problems[k] = reason(error)
+      }
+    }
+    columns[10] = problems
+    try {
+      return [stringify(columns)]
+    } catch {}
+    // Too long for one string: halves, down to a single tool.
+    if (to - from > 1) {
+      const middle = from + ((to - from) >> 1)
+      return [...columnsTexts(t, indexes, from, middle), ...columnsTexts(t, indexes, middle, to)]
+    }
+    parameters[0] = null
+    problems[0] ??= 'its JSON is longer than a string can be'
+    return [stringify(columns)]
+  }
+
+  // The tools at `indexes` (all of them when null) as JSON texts, now, one
+  // per line (JSON.stringify never writes a line break).
+  const serialize = (t, indexes) =>
+    columnsTexts(t, indexes, 0, indexes === null ? t.names.length : indexes.length).join('\n')
 
   // Hands every tool to `push(text, last)`, a slice of positions at a time,
-  // spending at most about `turnMillis` of each turn of the event loop; the
-  // last call has `last` true (once, even for no tools). `push` returns
-  // false when nobody wants the rest (the surface is gone). Returns
-  // `finish()`, which hands over what is left at once.
+  // spending about `turnMillis` of each turn of the event loop: a slice
+  // grows while it takes less than a quarter of that and shrinks while it
+  // takes more, so a turn lasts about `turnMillis` plus one slice. The last
+  // call has `last` true (once, even for no tools). `push` returns false
+  // when nobody wants the rest (the surface is gone). Returns `finish()`,
+  // which hands over what is left at once. Nothing thrown in a background
+  // turn reaches the event loop: the writing stops there, and `finish()`
+  // tries again, throwing to its caller what fails again. Once all is
+  // handed over, nothing here keeps the gateway's tools alive.
   function stream(t, push) {
+    let table = t
     const count = t.names.length
     let next = 0
+    let size = firstSlice
     let ended = false
     let busy = false
+    let stopped = false
     const pump = (deadline) => {
       // A schema's toJSON that reads the surface's catalog would re-enter.
       if (busy) fail('RunContext.tools was read again while its schemas were being written.')
@@ -205,21 +247,40 @@
     }
     const write = (deadline) => {
       while (!ended) {
-        const to = Math.min(count, next + sliceTools)
-        const text = columnsText(t, null, next, to)
+        const started = now()
+        const to = Math.min(count, next + size)
+        const texts = columnsTexts(table, null, next, to)
         next = to
-        ended = next >= count
-        if (!push(text, ended)) ended = true
+        const last = next >= count
+        let wanted = true
+        for (let k = 0; k < texts.length && wanted; k++) wanted = push(texts[k], last && k === texts.length - 1)
+        if (last || !wanted) {
+          ended = true
+          table = null
+          break
+        }
+        const spent = now() - started
+        if (spent < turnMillis / 4 && size < maxSlice) size *= 2
+        else if (spent > turnMillis && size > 1) size >>= 1
         if (deadline !== undefined && now() >= deadline) break
       }
     }
     const turn = () => {
-      if (ended) return
-      pump(now() + turnMillis)
-      if (!ended) immediate(turn).unref()
+      if (ended || stopped) return
+      try {
+        pump(now() + turnMillis)
+      } catch {
+        stopped = true
+        return
+      }
+      if (!ended) immediate(turn)
     }
-    immediate(turn).unref()
+    // Referenced, so that the writing goes on while the loop would
+    // otherwise sleep in poll (an unreferenced immediate waits for the
+    // next I/O); it keeps a process alive for the few turns it takes.
+    immediate(turn)
     return function finish() {
+      stopped = false
       pump(undefined)
     }
   }

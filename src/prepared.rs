@@ -233,10 +233,11 @@ fn run_build(recipe: Recipe, read: Read) -> Result<Arc<Built>, String> {
 }
 
 /// The runtime's builder thread: builds queued catalogs one after another,
-/// skipping those of surfaces already gone. It ends when the runtime is
-/// dropped.
+/// skipping those of surfaces already gone. It ends after `close()` or when
+/// the runtime is dropped, once the build in progress is done; builds
+/// queued after that happen when first needed.
 pub struct Builder {
-    queue: mpsc::Sender<Weak<Prepared>>,
+    queue: Mutex<Option<mpsc::Sender<Weak<Prepared>>>>,
 }
 
 impl Builder {
@@ -251,12 +252,19 @@ impl Builder {
                     }
                 }
             })?;
-        Ok(Self { queue })
+        Ok(Self {
+            queue: Mutex::new(Some(queue)),
+        })
     }
 
     fn queue(&self, prepared: Weak<Prepared>) {
-        // The thread ends only with the runtime; without it the build
-        // happens when first needed.
-        let _ = self.queue.send(prepared);
+        if let Some(queue) = &*self.queue.lock() {
+            let _ = queue.send(prepared);
+        }
+    }
+
+    /// Lets the thread end: it takes no more work.
+    pub fn stop(&self) {
+        self.queue.lock().take();
     }
 }

@@ -11,6 +11,7 @@
 //! text is the tools' columns (`read_tools`), not an object per tool:
 //! writing and reading it allocates per field, not per tool.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use code_mode_core::catalog::{in_catalog, McpMeta, Schema, ToolSource, ToolSpec, LEGACY_CONTROLS};
@@ -24,8 +25,11 @@ use crate::js::{self, call_function};
 
 const PREPARE_JS: &str = include_str!("prepare.js");
 
-/// Tools written as JSON per `JSON.stringify` call while streaming.
-const SLICE_TOOLS: u32 = 256;
+/// Tools written as JSON by the first `JSON.stringify` call while
+/// streaming; later slices double while they take under a quarter of
+/// [`TURN_MILLIS`] (up to [`MAX_SLICE`]) and halve while they take more.
+const FIRST_SLICE: u32 = 64;
+const MAX_SLICE: u32 = 1024;
 
 /// What streaming the tools may spend of one turn of the event loop,
 /// in milliseconds: at least one slice, then as many as fit.
@@ -45,7 +49,8 @@ impl PrepareJs {
             env,
             &js::json_text(&serde_json::json!({
                 "legacyControls": LEGACY_CONTROLS,
-                "sliceTools": SLICE_TOOLS,
+                "firstSlice": FIRST_SLICE,
+                "maxSlice": MAX_SLICE,
                 "turnMillis": TURN_MILLIS,
             }))?,
         )?;
@@ -86,7 +91,8 @@ impl PrepareJs {
             .ok_or_else(|| Error::from_reason("code mode could not read RunContext.tools"))?;
         let outline: Unknown = scanned.get_element(2)?;
         let outline = js::string(&outline)?.unwrap_or_default();
-        let outline: RawOutline = serde_json::from_str(&outline)
+        // A lone surrogate in an MCP server or plugin name reads as U+FFFD.
+        let outline: RawOutline = serde_json::from_str(&replace_lone_surrogates(&outline))
             .map_err(|e| Error::from_reason(format!("RunContext.tools could not be read: {e}.")))?;
         Ok(Scanned {
             table: scanned.get_element(0)?,
@@ -95,8 +101,8 @@ impl PrepareJs {
         })
     }
 
-    /// The rows of the tools at `indexes` (all of them when `None`) as JSON
-    /// text, now.
+    /// The tools at `indexes` (all of them when `None`) as JSON texts, now,
+    /// one per line (`read_tools` reads each).
     pub fn serialize(
         &self,
         env: &Env,
@@ -219,10 +225,9 @@ pub fn read_tools(
 ) -> std::result::Result<(), String> {
     let unreadable =
         |e: serde_json::Error| format!("code mode could not read RunContext.tools: {e}");
-    let columns: Columns = match serde_json::from_str(text) {
-        Ok(columns) => columns,
-        Err(_) => serde_json::from_str(&replace_lone_surrogates(text)).map_err(unreadable)?,
-    };
+    // Schemas included, which stay raw text until read.
+    let text = replace_lone_surrogates(text);
+    let columns: Columns = serde_json::from_str(&text).map_err(unreadable)?;
     let Columns(names, labels, descriptions, sources, source_names, flags, ..) = columns;
     let Columns(.., servers, tools, operations, schemas, schema_problems) = columns;
     let count = names.len();
@@ -296,8 +301,12 @@ pub fn read_tools(
 /// JSON text with each `\uXXXX` escape of a surrogate made `\ufffd`. Only
 /// for text `JSON.stringify` wrote: it escapes a surrogate only when it is
 /// alone (a pair is written as its character), so every such escape is one.
-fn replace_lone_surrogates(text: &str) -> String {
+/// Borrowed when there is none.
+fn replace_lone_surrogates(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
+    if !bytes.contains(&b'\\') {
+        return Cow::Borrowed(text);
+    }
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
     let mut i = 0;
@@ -323,8 +332,11 @@ fn replace_lone_surrogates(text: &str) -> String {
             break;
         }
     }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
     out.push_str(&text[copied..]);
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
