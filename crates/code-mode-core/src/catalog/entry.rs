@@ -115,7 +115,8 @@ impl CatalogEntry {
             description: &self.description,
             source: self.source,
             source_name: self.source_name.as_deref(),
-            parameters: with_parameters.then_some(&**self.parameters.value()),
+            // `then`, not `then_some`: the compact entry must not read the schema.
+            parameters: with_parameters.then(|| &**self.parameters.value()),
         };
         // Strings and a `serde_json::Value` (string keys only) cannot fail to serialize.
         serde_json::to_string(&shape).expect("catalog entries serialize")
@@ -126,6 +127,25 @@ impl CatalogEntry {
 mod tests {
     use super::super::testing::*;
     use super::*;
+
+    #[test]
+    fn the_compact_entry_leaves_the_schema_unread() {
+        let text = serde_json::value::RawValue::from_string(r#"{"type":"object"}"#.into()).unwrap();
+        let spec = ToolSpec {
+            parameters: Some(Schema::from_json(text)),
+            ..core("read")
+        };
+        let entry = CatalogEntry::new("openclaw:core:read".into(), &spec);
+        entry.compact_json();
+        assert!(
+            !entry.parameters.is_read(),
+            "ALL_TOOLS must not parse every schema"
+        );
+        assert!(entry
+            .describe_json()
+            .contains(r#""parameters":{"type":"object"}"#));
+        assert!(entry.parameters.is_read());
+    }
 
     #[test]
     fn compact_json_keeps_key_order_and_omits_absent_keys() {

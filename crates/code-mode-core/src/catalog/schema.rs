@@ -37,6 +37,12 @@ impl Schema {
         })
     }
 
+    /// Whether the text has been read into a value yet.
+    #[cfg(test)]
+    pub(crate) fn is_read(&self) -> bool {
+        self.0.value.get().is_some()
+    }
+
     /// Whether the gateway gave `null` (no schema).
     pub fn is_null(&self) -> bool {
         match (&self.0.text, self.0.value.get()) {
