@@ -15,6 +15,7 @@
   const { legacyControls, firstSlice, maxSlice, turnMillis } = constants
   const LEGACY = new Set(legacyControls)
   const stringify = JSON.stringify
+  const parse = JSON.parse
   // Taken now, when the CodeMode is made: a test suite's fake timers
   // installed later neither stall nor see the writing of the tools.
   const now = performance.now.bind(performance)
@@ -192,7 +193,7 @@
         // Written once and read back: the copy writes the same text every
         // time, whatever the schema's own toJSON or getters do next.
         const text = stringify(parameters[k])
-        parameters[k] = text === undefined ? null : JSON.parse(text)
+        parameters[k] = text === undefined ? null : parse(text)
       } catch (error) {
         parameters[k] = null
         problems[k] = reason(error)
