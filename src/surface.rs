@@ -31,8 +31,8 @@ pub struct SurfaceParts {
     pub scopes: Option<FunctionRef<(), ()>>,
     /// The catalog and agent run, built off the JavaScript thread.
     pub prepared: Arc<Prepared>,
-    /// `finish()` of the rows still being written (`tools.rs`), while they
-    /// may be.
+    /// `finish()` of the tools still being written in the background
+    /// (`tools.rs`); it does nothing once they all are.
     pub finish: Option<FunctionRef<(), ()>>,
 }
 
@@ -276,7 +276,7 @@ impl CodeModeRunSurface {
             .ok_or_else(|| Error::from_reason("RunContext.executeTool must be a function."))
     }
 
-    /// The catalog and agent run: built by now, or finished here (the rows
+    /// The catalog and agent run: built by now, or finished here (the tools
     /// left are written at once, and the build runs or is waited for).
     fn built(&self, env: &Env) -> Result<Arc<Built>> {
         let built = match self.parts.prepared.get() {
@@ -293,6 +293,7 @@ impl CodeModeRunSurface {
         built.map_err(Error::from_reason)
     }
 }
+
 /// The exec's message for `[index, kind, path, detail]` from `namespaces.js`.
 fn scope_problem(namespaces: &RunNamespaces, problem: &serde_json::Value) -> String {
     let index = problem[0].as_u64().unwrap_or(0) as usize;

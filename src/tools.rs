@@ -72,7 +72,7 @@ impl PrepareJs {
     }
 
     /// Checks `tools` (throwing what `prepare.js` throws, or what a getter
-    /// of the gateway's objects throws) and takes its rows.
+    /// of the gateway's objects throws) and keeps its values in a table.
     /// `required_tools` are the `(pluginId, name)` pairs registered plugin
     /// namespaces require.
     pub fn scan<'env>(

@@ -50,8 +50,10 @@ pub(super) fn build(catalog: &Catalog) -> McpNamespace {
     let mut rules = Vec::new();
     let mut refusals = Vec::new();
     let identified = server_identifiers(by_server.keys().copied());
-    let pending = by_server.into_values();
-    let mut pending: Vec<Pending> = pending.collect();
+    // BTreeMap order is byte order, which is code-unit order for these
+    // comparisons only when names are ASCII; sort again to be exact, as
+    // `server_identifiers` does, so that the two line up.
+    let mut pending: Vec<Pending> = by_server.into_values().collect();
     pending.sort_by(|a, b| crate::catalog::cmp_code_units(a.server_name, b.server_name));
     for (mut server, (_, base, identifier)) in pending.into_iter().zip(identified) {
         let mut notes = Vec::new();
