@@ -2,8 +2,10 @@
 // tools of one small schema each (OpenClaw tools, and MCP tools of ten
 // servers): prepareRun on the Node thread (with the read of modelTools a
 // gateway makes right after), a trivial exec, an exec with one tools.search,
-// and one search timed inside the cell. Execs are timed from 100 ms after
-// the last prepareRun, once the catalog built in the background is done.
+// and one search timed inside the cell; the Node thread's time in the turns
+// after a prepareRun (the product writes the tools then). Execs are timed
+// from 100 ms after the last prepareRun, once the catalog built in the
+// background is done.
 import { ms, table, us } from './report.mjs'
 import { summarize } from './stats.mjs'
 
@@ -83,7 +85,7 @@ export async function b13({ products, plan }) {
             prepare.push(performance.now() - t0)
           }
           // The catalog is built in the background after prepareRun
-          // returns; the Node thread writes its rows over the next turns.
+          // returns; the Node thread writes the tools over the next turns.
           // Time those turns after one more prepareRun made on a quiet
           // thread, then let the build end before execs are timed.
           await quiet()
@@ -123,7 +125,7 @@ export async function b13({ products, plan }) {
   return {
     id: 'B13',
     title: 'catalog size: prepareRun, a trivial exec and a search with 10 to 5000 tools',
-    method: `For each size, tools of one small schema each (OpenClaw tools; MCP tools of ten servers), one \`createCodeMode\` (1 worker) per build. prepareRun: ${prepares} calls, each timed with the read of \`modelTools\` that follows it (a full gc() before each). Then: the Node thread's time in the ${TURNS} event-loop turns after one more prepareRun, made 100 ms after the others and a gc() (where the product writes the catalog's rows for its background build): the largest turn and the sum over all, each turn's time less that of an empty turn. Execs: ${execs} after 3 warm-up, from 100 ms after that. Search inside the cell: ${searches} \`tools.search\` calls timed with Date.now() in the cell (MCP tools are not searchable: 0 hits). Targets: a trivial exec at 5000 tools within 1.5× of its time at 10, a search at 5000 tools ≤ 1 ms, prepareRun at 5000 tools ≤ 2 ms on the Node thread.`,
+    method: `For each size, tools of one small schema each (OpenClaw tools; MCP tools of ten servers), one \`createCodeMode\` (1 worker) per build. prepareRun: ${prepares} calls, each timed with the read of \`modelTools\` that follows it (a full gc() before each). Then: the Node thread's time in the ${TURNS} event-loop turns after one more prepareRun, made 100 ms after the others and a gc() (where the product writes the tools for its background build): the largest turn and the sum over all, each turn's time less that of an empty turn. Execs: ${execs} after 3 warm-up, from 100 ms after that. Search inside the cell: ${searches} \`tools.search\` calls timed with Date.now() in the cell (MCP tools are not searchable: 0 hits). Targets: a trivial exec at 5000 tools within 1.5× of its time at 10, a search at 5000 tools ≤ 1 ms, prepareRun at 5000 tools ≤ 2 ms on the Node thread.`,
     tables: [
       {
         markdown: table(
