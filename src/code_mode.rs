@@ -207,7 +207,7 @@ impl CodeMode {
             problems,
         };
         let (prepared, finish) = match table {
-            None => (Prepared::now(recipe, &[]), None),
+            None => (Prepared::empty(recipe), None),
             Some(table) => {
                 let prepared = Prepared::reading(recipe);
                 let push = pusher(env, &prepared, Arc::downgrade(&self.runtime))?;

@@ -28,7 +28,7 @@ use code_mode_core::messages;
 use code_mode_core::runs::host::{CallKey, Dispatch, Host, Reply};
 use code_mode_core::runs::pieces;
 use napi::bindgen_prelude::Either;
-use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
+use napi::bindgen_prelude::{FunctionRef, Unknown};
 use napi::{sys, Env, JsValue, Result};
 use parking_lot::Mutex;
 use serde::Serialize;
@@ -38,6 +38,9 @@ use crate::tsfn::{Channel, Poller};
 
 /// The JavaScript half, compiled once per `CodeMode`.
 const HOST_JS: &str = include_str!("host.js");
+
+/// What `createCodeMode` throws when `host.js` does not start.
+const FAILED_TO_START: &str = "code mode could not start its host bridge";
 
 /// Tool results as JSON-safe JSON text, for `HOST_JS`; compiled beside it.
 const RESULT_JSON_JS: &str = include_str!("result-json.js");
@@ -252,14 +255,14 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
             "namespaceUnavailable": messages::NAMESPACE_UNAVAILABLE,
         }))?,
     )?;
-    let incomplete = || napi::Error::from_reason("code mode could not start its host bridge");
+    let incomplete = || napi::Error::from_reason(FAILED_TO_START);
     let result_json: Unknown = env.run_script(RESULT_JSON_JS)?;
     let max_depth = env.create_uint32(MAX_DEPTH as u32)?;
     let safe_json =
         call_function(env, result_json.raw(), &[max_depth.raw()]).map_err(|_| incomplete())?;
-    let host = call_function(
+    let host = js::make(
         env,
-        factory.raw(),
+        &factory,
         &[
             settle.raw(),
             take_input.raw(),
@@ -267,19 +270,12 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
             poll.raw(),
             safe_json,
         ],
-    )
-    .map_err(|_| incomplete())?;
-    let host = js::object(&js::value(env, host))?.ok_or_else(incomplete)?;
-    let function = |name: &str| -> Result<FunctionRef<(), ()>> {
-        let value: Unknown = host.get_named_property(name)?;
-        js::function::<(), ()>(&value)?
-            .ok_or_else(incomplete)?
-            .create_ref()
-    };
+        FAILED_TO_START,
+    )?;
     Ok(Functions {
-        start: function("start")?,
-        abort: function("abort")?,
-        warn: function("warn")?,
+        start: host.function("start")?,
+        abort: host.function("abort")?,
+        warn: host.function("warn")?,
     })
 }
 

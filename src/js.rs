@@ -6,9 +6,9 @@ use std::ptr;
 
 use code_mode_core::input::Field;
 use napi::bindgen_prelude::{
-    FromNapiValue, Function, JsObjectValue, JsValuesTupleIntoVec, Object, Unknown,
+    FromNapiValue, Function, FunctionRef, JsObjectValue, JsValuesTupleIntoVec, Object, Unknown,
 };
-use napi::{sys, Env, JsString, JsValue, Result, ValueType};
+use napi::{sys, Env, Error, JsString, JsValue, Result, Status, ValueType};
 
 /// `value` as a `T` when its JavaScript type is `expected`.
 ///
@@ -194,4 +194,43 @@ pub fn take_exception(env: &Env) -> Option<sys::napi_value> {
     // SAFETY: as above; an exception is pending, so this clears and returns it.
     unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &mut exception) };
     Some(exception)
+}
+
+/// Throws `thrown` again and returns the error that tells napi it is pending:
+/// the caller's caller gets the very same value.
+pub fn rethrow(env: &Env, thrown: sys::napi_value) -> Error {
+    // SAFETY: a plain Node-API call on the JS thread with a live value.
+    unsafe { sys::napi_throw(env.raw(), thrown) };
+    Error::new(Status::PendingException, "rethrown")
+}
+
+/// What one of the binding's JavaScript halves (`host.js`, `namespaces.js`,
+/// `prepare.js`) made: each evaluates to a factory that returns an object of
+/// functions.
+pub struct Made<'env> {
+    object: Object<'env>,
+    failure: &'static str,
+}
+
+/// Calls `factory(...args)`; `failure` is the error when it throws, makes no
+/// object or lacks a function.
+pub fn make<'env>(
+    env: &'env Env,
+    factory: &Unknown,
+    args: &[sys::napi_value],
+    failure: &'static str,
+) -> Result<Made<'env>> {
+    let made = call_function(env, factory.raw(), args).map_err(|_| Error::from_reason(failure))?;
+    let object = object(&value(env, made))?.ok_or_else(|| Error::from_reason(failure))?;
+    Ok(Made { object, failure })
+}
+
+impl Made<'_> {
+    /// A reference to the function made as `name`.
+    pub fn function(&self, name: &str) -> Result<FunctionRef<(), ()>> {
+        let value: Unknown = self.object.get_named_property(name)?;
+        function::<(), ()>(&value)?
+            .ok_or_else(|| Error::from_reason(self.failure))?
+            .create_ref()
+    }
 }

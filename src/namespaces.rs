@@ -12,7 +12,7 @@ use code_mode_core::limits::{
 use code_mode_core::namespaces::{Registration, PATH_SEPARATOR};
 use code_mode_core::runs::guest_globals;
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
-use napi::{sys, Env, Error, JsValue, Result, Status};
+use napi::{sys, Env, Error, JsValue, Result};
 use napi_derive::napi;
 
 use crate::js::{self, call_function};
@@ -64,23 +64,20 @@ fn compile(env: &Env) -> Result<Registry> {
             "separator": PATH_SEPARATOR.to_string(),
         }))?,
     )?;
-    let incomplete = || Error::from_reason("code mode could not start its namespace registry");
-    let made = call_function(env, factory.raw(), &[constants.raw()]).map_err(|_| incomplete())?;
-    let made = js::object(&js::value(env, made))?.ok_or_else(incomplete)?;
-    let function = |name: &str| -> Result<FunctionRef<(), ()>> {
-        let value: Unknown = made.get_named_property(name)?;
-        js::function::<(), ()>(&value)?
-            .ok_or_else(incomplete)?
-            .create_ref()
-    };
+    let made = js::make(
+        env,
+        &factory,
+        &[constants.raw()],
+        "code mode could not start its namespace registry",
+    )?;
     Ok(Registry {
-        register: function("register")?,
-        tool: function("tool")?,
-        clear_plugin: function("clearPlugin")?,
-        clear_all: function("clearAll")?,
-        list: function("list")?,
-        snapshot: function("snapshot")?,
-        bind: function("bind")?,
+        register: made.function("register")?,
+        tool: made.function("tool")?,
+        clear_plugin: made.function("clearPlugin")?,
+        clear_all: made.function("clearAll")?,
+        list: made.function("list")?,
+        snapshot: made.function("snapshot")?,
+        bind: made.function("bind")?,
     })
 }
 
@@ -94,15 +91,8 @@ fn call<'env>(
     let function = pick(registry(env)?).borrow_back(env)?.raw();
     match call_function(env, function, args) {
         Ok(value) => Ok(js::value(env, value)),
-        Err(thrown) => Err(rethrow(env, thrown)),
+        Err(thrown) => Err(js::rethrow(env, thrown)),
     }
-}
-
-/// Throws `thrown` again and returns the error that tells napi it is pending.
-fn rethrow(env: &Env, thrown: sys::napi_value) -> Error {
-    // SAFETY: a plain Node-API call on the JS thread with a live value.
-    unsafe { sys::napi_throw(env.raw(), thrown) };
-    Error::new(Status::PendingException, "rethrown")
 }
 
 /// Registers a plugin namespace: a frozen global `globalName` in every cell

@@ -15,7 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::sync::{Arc, OnceLock, Weak};
 
-use code_mode_core::catalog::{Catalog, ToolSpec};
+use code_mode_core::catalog::Catalog;
 use code_mode_core::config::CodeModeConfig;
 use code_mode_core::model::{build_catalog, CatalogParts};
 use code_mode_core::namespaces::Registration;
@@ -87,10 +87,11 @@ impl Prepared {
         }))
     }
 
-    /// A build of `tools`, done now (inactive runs: their catalog is empty).
-    pub fn now(recipe: Recipe, tools: &[ToolSpec]) -> Arc<Self> {
+    /// A build with no tools, done now: an inactive run, whose catalog is
+    /// empty.
+    pub fn empty(recipe: Recipe) -> Arc<Self> {
         let prepared = Self::with(Stage::Done);
-        let _ = prepared.built.set(run_build(recipe, Read::Specs(tools)));
+        let _ = prepared.built.set(run_build(recipe, &[]));
         prepared
     }
 
@@ -147,8 +148,7 @@ impl Prepared {
         let Stage::Queued(work) = std::mem::replace(&mut **stage, Stage::Building) else {
             return;
         };
-        let built =
-            MutexGuard::unlocked(stage, || run_build(work.recipe, Read::Texts(&work.texts)));
+        let built = MutexGuard::unlocked(stage, || run_build(work.recipe, &work.texts));
         let _ = self.built.set(built);
         **stage = Stage::Done;
         self.ended.notify_all();
@@ -176,32 +176,20 @@ impl Prepared {
     }
 }
 
-/// Where the tools of a build come from.
-enum Read<'a> {
-    Texts(&'a [String]),
-    Specs(&'a [ToolSpec]),
-}
-
-/// Reads the tools, builds the catalog and makes the agent run. A panic is
-/// caught and becomes the build's error; it never reaches Node.
-fn run_build(recipe: Recipe, read: Read) -> Result<Arc<Built>, String> {
+/// Reads the tools' JSON texts, builds the catalog and makes the agent run.
+/// A panic is caught and becomes the build's error; it never reaches Node.
+fn run_build(recipe: Recipe, texts: &[String]) -> Result<Arc<Built>, String> {
     let built = catch_unwind(AssertUnwindSafe(|| {
         let mut problems = recipe.problems;
-        let mut read_specs = Vec::new();
-        let tools = match read {
-            Read::Specs(tools) => tools,
-            Read::Texts(texts) => {
-                for text in texts {
-                    read_tools(text, Keep::Catalog, &mut read_specs, &mut problems)?;
-                }
-                &read_specs[..]
-            }
-        };
+        let mut tools = Vec::new();
+        for text in texts {
+            read_tools(text, Keep::Catalog, &mut tools, &mut problems)?;
+        }
         let CatalogParts {
             catalog,
             mcp,
             namespaces,
-        } = build_catalog(tools, recipe.active, recipe.namespaces);
+        } = build_catalog(&tools, recipe.active, recipe.namespaces);
         problems.extend(mcp.problems.iter().cloned());
         let agent_run = recipe.run.map(|run| {
             AgentRun::new(

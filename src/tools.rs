@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use code_mode_core::catalog::{in_catalog, McpMeta, Schema, ToolSource, ToolSpec, LEGACY_CONTROLS};
 use code_mode_core::model::ToolOutline;
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
-use napi::{sys, Env, Error, JsValue, Result, Status};
+use napi::{sys, Env, Error, JsValue, Result};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -54,20 +54,16 @@ impl PrepareJs {
                 "turnMillis": TURN_MILLIS,
             }))?,
         )?;
-        let incomplete = || Error::from_reason("code mode could not start its tool reader");
-        let made =
-            call_function(env, factory.raw(), &[constants.raw()]).map_err(|_| incomplete())?;
-        let made = js::object(&js::value(env, made))?.ok_or_else(incomplete)?;
-        let function = |name: &str| -> Result<FunctionRef<(), ()>> {
-            let value: Unknown = made.get_named_property(name)?;
-            js::function::<(), ()>(&value)?
-                .ok_or_else(incomplete)?
-                .create_ref()
-        };
+        let made = js::make(
+            env,
+            &factory,
+            &[constants.raw()],
+            "code mode could not start its tool reader",
+        )?;
         Ok(Self {
-            scan: function("scan")?,
-            serialize: function("serialize")?,
-            stream: function("stream")?,
+            scan: made.function("scan")?,
+            serialize: made.function("serialize")?,
+            stream: made.function("stream")?,
         })
     }
 
@@ -140,11 +136,7 @@ impl PrepareJs {
         let function = function.borrow_back(env)?.raw();
         match call_function(env, function, args) {
             Ok(value) => Ok(js::value(env, value)),
-            Err(thrown) => {
-                // SAFETY: a plain Node-API call on the JS thread with a live value.
-                unsafe { sys::napi_throw(env.raw(), thrown) };
-                Err(Error::new(Status::PendingException, "rethrown"))
-            }
+            Err(thrown) => Err(js::rethrow(env, thrown)),
         }
     }
 }

@@ -3,9 +3,7 @@
 //! check and the hook metadata.
 
 mod plan;
-pub use plan::{
-    applies, build_catalog, plan_run, plan_surface, CatalogParts, RunPlan, SurfacePlan, ToolOutline,
-};
+pub use plan::{applies, build_catalog, plan_surface, CatalogParts, SurfacePlan, ToolOutline};
 
 use std::collections::{HashMap, HashSet};
 

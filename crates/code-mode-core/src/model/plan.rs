@@ -7,7 +7,7 @@
 //! [`ToolOutline`] (a few facts about the tools, and the direct-only ones in
 //! full), and [`build_catalog`] makes the catalog, the `MCP` namespace and the
 //! plugin namespaces from the whole list later, off the JavaScript thread.
-//! [`plan_run`] does both at once from a whole list.
+//! The tests plan from a whole list both ways and compare.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -15,32 +15,13 @@ use std::sync::Arc;
 use super::{
     exec_description, model_tools, DescriptionContext, ModelTool, NamespacePrompt, EXEC, WAIT,
 };
-use crate::catalog::{in_catalog, Catalog, ToolSource, ToolSpec};
+use crate::catalog::{Catalog, ToolSpec};
 use crate::config::CodeModeConfig;
 use crate::mcp::McpNamespace;
 use crate::namespaces::{self, Registration, RunNamespaces};
 
-/// What `prepareRun` decides for one agent run.
-#[derive(Debug)]
-pub struct RunPlan {
-    /// Code mode applies: enabled, and the run has tools.
-    pub active: bool,
-    /// The run catalog; empty when inactive.
-    pub catalog: Arc<Catalog>,
-    /// The `MCP` namespace and `API` files built from the catalog's MCP entries.
-    pub mcp: Arc<McpNamespace>,
-    /// The plugin namespaces visible in the run (none when inactive).
-    pub namespaces: Arc<RunNamespaces>,
-    /// What the provider payload may carry.
-    pub model_tools: Vec<ModelTool>,
-    /// Their names, in order (telemetry's `visibleTools`).
-    pub visible_tools: Vec<String>,
-    /// Names a provider payload may carry besides exec and wait (active), or
-    /// the run's unchanged tool names (inactive).
-    pub allowed_payload: Vec<String>,
-}
-
-/// What the model-visible surface depends on in a run's tool list.
+/// What the model-visible surface depends on in a run's tool list (the
+/// binding's `prepare.js` reports it).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolOutline {
     /// How many tools the list has.
@@ -55,31 +36,6 @@ pub struct ToolOutline {
     /// `sourceName`: all of them, or at least those some registration
     /// requires.
     pub plugin_tools: HashSet<(String, String)>,
-}
-
-impl ToolOutline {
-    /// The outline of a whole list, for a run that is `active` or not.
-    pub fn of(tools: &[ToolSpec], active: bool) -> Self {
-        let catalog = || tools.iter().filter(|tool| in_catalog(tool));
-        Self {
-            count: tools.len(),
-            shown: match active {
-                true => tools.iter().filter(|t| t.direct_only).cloned().collect(),
-                false => tools.to_vec(),
-            },
-            mcp_servers: catalog()
-                .filter(|tool| tool.source == ToolSource::Mcp)
-                .filter_map(|tool| tool.mcp.as_ref().map(|meta| meta.server.clone()))
-                .collect(),
-            plugin_tools: catalog()
-                .filter(|tool| tool.source == ToolSource::Openclaw)
-                .filter_map(|tool| {
-                    let plugin = tool.source_name.clone()?;
-                    Some((plugin, tool.name.clone()))
-                })
-                .collect(),
-        }
-    }
 }
 
 /// Whether code mode applies to a run: enabled, tools not disabled, and a
@@ -185,33 +141,49 @@ pub fn build_catalog(
     }
 }
 
-/// Plans a run from its whole tool list at once: [`plan_surface`] over the
-/// list's outline, then [`build_catalog`].
-pub fn plan_run(
-    config: &CodeModeConfig,
-    tools: &[ToolSpec],
-    disable_tools: bool,
-    registrations: Vec<Registration>,
-) -> RunPlan {
-    let active = applies(config, tools.len(), disable_tools);
-    let outline = ToolOutline::of(tools, active);
-    let surface = plan_surface(config, &outline, disable_tools, registrations);
-    let parts = build_catalog(tools, surface.active, surface.namespaces);
-    RunPlan {
-        active: surface.active,
-        catalog: parts.catalog,
-        mcp: parts.mcp,
-        namespaces: parts.namespaces,
-        model_tools: surface.model_tools,
-        visible_tools: surface.visible_tools,
-        allowed_payload: surface.allowed_payload,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::catalog::testing::core;
+    use crate::catalog::{in_catalog, ToolSource};
+
+    /// The outline of a whole list, for a run that is `active` or not: all
+    /// its plugin tools, not only the required ones.
+    fn outline_of(tools: &[ToolSpec], active: bool) -> ToolOutline {
+        let catalog = || tools.iter().filter(|tool| in_catalog(tool));
+        ToolOutline {
+            count: tools.len(),
+            shown: match active {
+                true => tools.iter().filter(|t| t.direct_only).cloned().collect(),
+                false => tools.to_vec(),
+            },
+            mcp_servers: catalog()
+                .filter(|tool| tool.source == ToolSource::Mcp)
+                .filter_map(|tool| tool.mcp.as_ref().map(|meta| meta.server.clone()))
+                .collect(),
+            plugin_tools: catalog()
+                .filter(|tool| tool.source == ToolSource::Openclaw)
+                .filter_map(|tool| {
+                    let plugin = tool.source_name.clone()?;
+                    Some((plugin, tool.name.clone()))
+                })
+                .collect(),
+        }
+    }
+
+    /// Both halves at once from a whole list.
+    fn plan_run(
+        config: &CodeModeConfig,
+        tools: &[ToolSpec],
+        disable_tools: bool,
+        registrations: Vec<Registration>,
+    ) -> (SurfacePlan, CatalogParts) {
+        let active = applies(config, tools.len(), disable_tools);
+        let outline = outline_of(tools, active);
+        let surface = plan_surface(config, &outline, disable_tools, registrations);
+        let parts = build_catalog(tools, surface.active, surface.namespaces.clone());
+        (surface, parts)
+    }
 
     fn tool(name: &str, direct_only: bool) -> ToolSpec {
         ToolSpec {
@@ -227,7 +199,7 @@ mod tests {
         }
     }
 
-    fn names(plan: &RunPlan) -> Vec<&str> {
+    fn names(plan: &SurfacePlan) -> Vec<&str> {
         plan.model_tools.iter().map(|t| t.name.as_str()).collect()
     }
 
@@ -238,12 +210,12 @@ mod tests {
             tool("computer", true),
             tool("tool_search", false),
         ];
-        let plan = plan_run(&enabled(), &tools, false, Vec::new());
+        let (plan, parts) = plan_run(&enabled(), &tools, false, Vec::new());
         assert!(plan.active);
         assert_eq!(names(&plan), ["exec", "wait", "computer"]);
         assert_eq!(plan.visible_tools, ["exec", "wait", "computer"]);
         assert_eq!(plan.allowed_payload, ["computer"]);
-        let ids: Vec<&str> = plan
+        let ids: Vec<&str> = parts
             .catalog
             .entries()
             .iter()
@@ -255,11 +227,11 @@ mod tests {
     #[test]
     fn a_disabled_run_shows_its_tools_unchanged_and_has_no_catalog() {
         let tools = [tool("read", false), tool("computer", true)];
-        let plan = plan_run(&CodeModeConfig::default(), &tools, false, Vec::new());
+        let (plan, parts) = plan_run(&CodeModeConfig::default(), &tools, false, Vec::new());
         assert!(!plan.active);
         assert_eq!(names(&plan), ["read", "computer"]);
         assert_eq!(plan.allowed_payload, ["read", "computer"]);
-        assert_eq!(plan.catalog.size(), 0);
+        assert_eq!(parts.catalog.size(), 0);
     }
 
     #[test]
@@ -299,7 +271,7 @@ mod tests {
             registration("issues", &["list_issues"]),
             registration("missing", &["list_issues", "gone"]),
         ];
-        let whole = plan_run(&enabled(), &tools, false, registrations.clone());
+        let (whole, parts) = plan_run(&enabled(), &tools, false, registrations.clone());
         // What prepare.js reports: only the plugin tools registrations require.
         let outline = ToolOutline {
             count: tools.len(),
@@ -312,9 +284,9 @@ mod tests {
         assert_eq!(surface.allowed_payload, whole.allowed_payload);
         let visible: Vec<usize> = surface.namespaces.iter().map(|(i, _)| *i).collect();
         assert_eq!(visible, [0]);
-        assert_eq!(whole.namespaces.visible.len(), 1);
+        assert_eq!(parts.namespaces.visible.len(), 1);
         assert_eq!(
-            whole.namespaces.visible[0].tool_ids,
+            parts.namespaces.visible[0].tool_ids,
             ["openclaw:gh:list_issues"]
         );
         let description = &surface.model_tools[0].description;
@@ -325,11 +297,11 @@ mod tests {
     fn toolless_runs_never_activate_and_show_nothing() {
         for (tools, disable) in [(vec![], false), (vec![tool("read", false)], true)] {
             for config in [enabled(), CodeModeConfig::default()] {
-                let plan = plan_run(&config, &tools, disable, Vec::new());
+                let (plan, parts) = plan_run(&config, &tools, disable, Vec::new());
                 assert!(!plan.active);
                 assert!(plan.model_tools.is_empty());
                 assert!(plan.allowed_payload.is_empty());
-                assert_eq!(plan.catalog.size(), 0);
+                assert_eq!(parts.catalog.size(), 0);
             }
         }
     }

@@ -68,7 +68,10 @@ impl RunNamespaces {
     /// The registrations this run sees: each one whose every required tool is
     /// in the catalog as a plugin tool of its `pluginId` (source `openclaw`,
     /// `sourceName === pluginId`). A same-named tool of another plugin, a
-    /// client tool or an MCP tool does not count.
+    /// client tool or an MCP tool does not count. (`prepareRun` takes the
+    /// two steps apart: [`visible`] from its outline, [`Self::resolve`] once
+    /// the catalog is built.)
+    #[cfg(test)]
     pub fn plan(registrations: Vec<Registration>, catalog: &Catalog) -> Self {
         let visible = visible(registrations, |plugin, name| {
             plugin_tool(catalog, plugin, name).is_some()
