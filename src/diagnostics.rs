@@ -16,6 +16,12 @@ pub struct CodeModeDiagnostics {
     /// Abandoned workers still finishing that call. Each engine keeps at most
     /// two beyond its own threads before it stops replacing them.
     pub abandoned_workers_running: u32,
+    /// QuickJS runtimes retired in this process instead of freed normally:
+    /// the engine's teardown found objects it had leaked (an engine bug a
+    /// cell reached, for example through running out of memory at an
+    /// unlucky allocation). The runtime's memory was released all the same,
+    /// and the cell, when it had not been answered yet, got `internal_error`.
+    pub retired_vms: u32,
     /// Tools whose input schema did not compile, so their inputs are not
     /// validated (the newest 64, one sentence each naming the tool).
     pub schema_problems: Vec<String>,
@@ -29,6 +35,9 @@ pub fn code_mode_diagnostics() -> CodeModeDiagnostics {
         typescript_initialized: code_mode_core::source::typescript_initialized(),
         abandoned_workers: saturate(total),
         abandoned_workers_running: saturate(running),
+        retired_vms: saturate(
+            usize::try_from(code_mode_core::runs::retired_vms()).unwrap_or(usize::MAX),
+        ),
         schema_problems: code_mode_core::validation::schema_problems(),
     }
 }

@@ -14,6 +14,7 @@
 pub mod catalog_search;
 pub mod exec_input;
 pub mod json_bridge;
+pub mod oom;
 pub mod source;
 
 /// A cursor over the fuzzer's bytes. Reading past the end yields zeros and

@@ -111,6 +111,7 @@ fn main() {
         "dump-promise",
         "dump-read-object",
         "disable-assertions",
+        "fault-injection",
     ];
 
     for feature in &features {
@@ -148,6 +149,10 @@ fn main() {
 
     #[cfg(feature = "disable-assertions")]
     defines.push(("NDEBUG".into(), None));
+    // code-mode patch: out-of-memory injection for tests and fuzzing
+    // (`JS_SetAllocationFault`), never in a shipped build.
+    #[cfg(feature = "fault-injection")]
+    defines.push(("CODE_MODE_FAULTS".into(), None));
 
     let target_os = env::var("CARGO_CFG_TARGET_OS").unwrap();
     let target_env = env::var("CARGO_CFG_TARGET_ENV").unwrap();

@@ -422,6 +422,12 @@ struct JSRuntime {
     /* code-mode patch: see JS_DefineHostAutoInitProperty */
     JSHostAutoInitFunc *host_autoinit;
     void *host_autoinit_opaque;
+    /* code-mode patch: see JS_SetTeardownLeakFlag */
+    int *teardown_leak_flag;
+    /* code-mode patch: see JS_SetAllocationFault */
+    uint64_t *fault_count;
+    const uint64_t *fault_at;
+    int *fault_hit;
     uint32_t dump_flags : 24;
 
     /* Shape hash table */
@@ -1993,6 +1999,39 @@ static void js_arena_free_all(JSRuntime *rt)
     }
 }
 
+/* code-mode patch: out-of-memory injection for tests and fuzzing. Built
+   only with CODE_MODE_FAULTS (rquickjs-sys feature `fault-injection`): every
+   allocation the engine asks for counts, and the one whose ordinal is
+   *fault_at fails as if the memory limit were reached there. */
+void JS_SetAllocationFault(JSRuntime *rt, uint64_t *count,
+                           const uint64_t *at, int *hit)
+{
+    rt->fault_count = count;
+    rt->fault_at = at;
+    rt->fault_hit = hit;
+}
+
+#ifdef CODE_MODE_FAULTS
+/* where a debugger can stop on the failed allocation */
+static no_inline void js_fault_injected(JSRuntime *rt)
+{
+    if (rt->fault_hit)
+        *rt->fault_hit = 1;
+}
+
+static inline bool js_fault_now(JSRuntime *rt)
+{
+    if (likely(!rt->fault_count))
+        return false;
+    if (++*rt->fault_count != *rt->fault_at)
+        return false;
+    js_fault_injected(rt);
+    return true;
+}
+#else
+#define js_fault_now(rt) false
+#endif
+
 void *js_calloc_rt(JSRuntime *rt, size_t count, size_t size)
 {
     void *ptr;
@@ -2004,6 +2043,8 @@ void *js_calloc_rt(JSRuntime *rt, size_t count, size_t size)
     if (size > 0)
         if (unlikely(count != (count * size) / size))
             return NULL;
+    if (js_fault_now(rt)) /* code-mode patch */
+        return NULL;
 
     s = &rt->malloc_state;
     /* When malloc_limit is 0 (unlimited), malloc_limit - 1 will be SIZE_MAX. */
@@ -2026,6 +2067,8 @@ void *js_malloc_rt(JSRuntime *rt, size_t size)
 
     /* Do not allocate zero bytes: behavior is platform dependent */
     if (unlikely(size == 0))
+        return NULL;
+    if (js_fault_now(rt)) /* code-mode patch */
         return NULL;
 
     s = &rt->malloc_state;
@@ -2074,6 +2117,8 @@ void *js_realloc_rt(JSRuntime *rt, void *ptr, size_t size)
         js_free_rt(rt, ptr);
         return NULL;
     }
+    if (js_fault_now(rt)) /* code-mode patch */
+        return NULL;
     old_size = js_arena_usable_size(rt, ptr);
     s = &rt->malloc_state;
     /* When malloc_limit is 0 (unlimited), malloc_limit - 1 will be SIZE_MAX. */
@@ -2677,6 +2722,60 @@ void JS_SetRuntimeInfo(JSRuntime *rt, const char *s)
         rt->rt_info = s;
 }
 
+/* code-mode patch: `flag` (or NULL for none) is a word JS_FreeRuntime sets
+   to 1 when objects are still alive after its last collection (a reference
+   leaked inside the engine, as some out-of-memory paths did). Without a flag
+   that is a fatal assertion, as upstream. With one, the runtime is retired
+   instead: the leaked objects of embedder classes are finalized (so what the
+   embedder keeps outside the heap for them is released), and teardown goes
+   on without touching the leaked objects again. The engine's own blocks of
+   the leaked objects are not freed here: the embedder's allocator, which
+   can account for every block it handed out, releases them after
+   JS_FreeRuntime returns. */
+void JS_SetTeardownLeakFlag(JSRuntime *rt, int *flag)
+{
+    rt->teardown_leak_flag = flag;
+}
+
+/* code-mode patch: runs the finalizer of every leaked object of an embedder
+   class once. Each object is held (its reference count raised) before any
+   finalizer runs, so no finalizer can free another held object, and its
+   class is then reset so that nothing finalizes it again. */
+static void js_finalize_leaked_host_objects(JSRuntime *rt)
+{
+    struct list_head *el;
+    JSObject **held = NULL, **grown;
+    size_t count = 0, size = 0, i;
+
+    list_for_each(el, &rt->gc_obj_list) {
+        JSGCObjectHeader *gp = list_entry(el, JSGCObjectHeader, link);
+        JSObject *p;
+        if (JS_GC_TYPE(gp) != JS_GC_OBJ_TYPE_JS_OBJECT)
+            continue;
+        p = (JSObject *)gp;
+        if (p->class_id < JS_CLASS_INIT_COUNT ||
+            !rt->class_array[p->class_id].finalizer)
+            continue;
+        if (count == size) {
+            size = size ? size * 2 : 16;
+            grown = js_realloc_rt(rt, held, size * sizeof(*held));
+            if (!grown)
+                break; /* the rest keep what they hold outside the heap */
+            held = grown;
+        }
+        JS_REF_COUNT(p)++;
+        held[count++] = p;
+    }
+    for (i = 0; i < count; i++) {
+        JSObject *p = held[i];
+        JSClassFinalizer *finalizer = rt->class_array[p->class_id].finalizer;
+        (*finalizer)(rt, JS_MKPTR(JS_TAG_OBJECT, p));
+        p->class_id = JS_CLASS_OBJECT;
+        p->u.opaque = NULL;
+    }
+    js_free_rt(rt, held);
+}
+
 void JS_FreeRuntime(JSRuntime *rt)
 {
     struct list_head *el, *el1;
@@ -2737,7 +2836,13 @@ void JS_FreeRuntime(JSRuntime *rt)
     }
 #endif
 
-    assert(list_empty(&rt->gc_obj_list));
+    /* code-mode patch: see JS_SetTeardownLeakFlag */
+    if (!list_empty(&rt->gc_obj_list) && rt->teardown_leak_flag) {
+        *rt->teardown_leak_flag = 1;
+        js_finalize_leaked_host_objects(rt);
+    } else {
+        assert(list_empty(&rt->gc_obj_list));
+    }
 
     /* free the classes */
     for(i = 0; i < rt->class_count; i++) {
@@ -8808,11 +8913,14 @@ static int JS_SetPrototypeInternal(JSContext *ctx, JSValueConst obj,
             /* Note: for Proxy objects, proto is NULL */
             p1 = p1->shape->proto;
         } while (p1 != NULL);
-        js_dup(proto_val);
     }
 
+    /* code-mode patch: the prototype is referenced only once the shape could
+       be updated (it leaked when that ran out of memory) */
     if (js_shape_prepare_update(ctx, p, NULL))
         return -1;
+    if (proto)
+        js_dup(proto_val);
     sh = p->shape;
     if (sh->proto)
         JS_FreeValue(ctx, JS_MKPTR(JS_TAG_OBJECT, sh->proto));
@@ -9052,23 +9160,36 @@ static JSValue js_bytecode_eval(JSContext *ctx, const uint8_t *bytecode,
     JSValue obj, fun, result;
     int i;
 
+    /* code-mode patch: |argv| is freed on every path (it leaked when an
+       allocation failed, and the leak was fatal at JS_FreeRuntime), and an
+       argument that could not be made (out of memory) is not passed on. */
+    for (i = 0; i < argc; i++) {
+        if (JS_IsException(argv[i]))
+            goto fail;
+    }
     obj = JS_ReadObject(ctx, bytecode, len, JS_READ_OBJ_BYTECODE);
     if (JS_IsException(obj))
-        return JS_EXCEPTION;
+        goto fail;
     fun = JS_EvalFunction(ctx, obj);
     if (JS_IsException(fun))
-        return JS_EXCEPTION;
+        goto fail;
     assert(JS_IsFunction(ctx, fun));
     result = JS_Call(ctx, fun, JS_UNDEFINED, argc, vc(argv));
     for (i = 0; i < argc; i++)
         JS_FreeValue(ctx, argv[i]);
     JS_FreeValue(ctx, fun);
+    if (JS_IsException(result))
+        return JS_EXCEPTION;
     if (JS_SetPrototypeInternal(ctx, result, ctx->function_proto,
                                 /*throw_flag*/true) < 0) {
         JS_FreeValue(ctx, result);
         return JS_EXCEPTION;
     }
     return result;
+ fail:
+    for (i = 0; i < argc; i++)
+        JS_FreeValue(ctx, argv[i]);
+    return JS_EXCEPTION;
 }
 
 static JSValue js_bytecode_autoinit(JSContext *ctx, JSObject *p, JSAtom atom,
@@ -25589,7 +25710,9 @@ static __exception int emit_class_init_start(JSParseState *s,
     return 0;
 }
 
-static void emit_class_init_end(JSParseState *s, ClassFieldsDef *cf)
+/* code-mode patch: returns -1 when the constant pool could not grow (out of
+   memory): the function's slot index must never be left at -1 */
+static int emit_class_init_end(JSParseState *s, ClassFieldsDef *cf)
 {
     int cpool_idx;
 
@@ -25598,10 +25721,13 @@ static void emit_class_init_end(JSParseState *s, ClassFieldsDef *cf)
     s->cur_func = s->cur_func->parent;
 
     cpool_idx = cpool_add(s, JS_NULL);
+    if (cpool_idx < 0)
+        return -1;
     cf->fields_init_fd->parent_cpool_idx = cpool_idx;
     emit_op(s, OP_fclosure);
     emit_u32(s, cpool_idx);
     emit_op(s, OP_set_home_object);
+    return 0;
 }
 
 static void emit_return(JSParseState *s, bool hasval);
@@ -25633,7 +25759,8 @@ static __exception int js_parse_class_default_ctor(JSParseState *s,
     fd->has_this_binding = true;
     fd->new_target_allowed = true;
 
-    push_scope(s);  /* enter body scope */
+    if (push_scope(s) < 0) /* code-mode patch: out of memory */ /* enter body scope */
+        { s->cur_func = fd->parent; return -1; }
     fd->body_scope = fd->scope_level;
     if (has_super) {
         fd->is_derived_class_constructor = true;
@@ -25665,6 +25792,8 @@ static __exception int js_parse_class_default_ctor(JSParseState *s,
     int idx;
     /* the real object will be set at the end of the compilation */
     idx = cpool_add(s, JS_NULL);
+    if (idx < 0) /* code-mode patch: out of memory */
+        return -1;
     fd->parent_cpool_idx = idx;
 
     return 0;
@@ -25711,7 +25840,8 @@ static __exception int js_parse_class(JSParseState *s, bool is_class_expr,
         class_var_name = JS_DupAtom(ctx, class_var_name);
     }
 
-    push_scope(s);
+    if (push_scope(s) < 0) /* code-mode patch: out of memory */
+        goto fail;
 
     if (s->token.val == TOK_EXTENDS) {
         class_flags = JS_DEFINE_CLASS_HAS_HERITAGE;
@@ -25734,7 +25864,8 @@ static __exception int js_parse_class(JSParseState *s, bool is_class_expr,
         goto fail;
 
     /* this scope contains the private fields */
-    push_scope(s);
+    if (push_scope(s) < 0) /* code-mode patch: out of memory */
+        goto fail;
 
     emit_op(s, OP_push_const);
     ctor_cpool_offset = fd->byte_code.size;
@@ -25796,7 +25927,8 @@ static __exception int js_parse_class(JSParseState *s, bool is_class_expr,
                     goto fail;
                 }
                 // stack is now: fclosure
-                push_scope(s);
+                if (push_scope(s) < 0) /* code-mode patch: out of memory */
+                    goto fail;
                 emit_op(s, OP_scope_get_var);
                 emit_atom(s, JS_ATOM_this);
                 emit_u16(s, 0);
@@ -26120,7 +26252,8 @@ static __exception int js_parse_class(JSParseState *s, bool is_class_expr,
         if (var_idx < 0)
             goto fail;
         if (cf->fields_init_fd) {
-            emit_class_init_end(s, cf);
+            if (emit_class_init_end(s, cf)) /* code-mode patch */
+                goto fail;
         } else {
             emit_op(s, OP_undefined);
         }
@@ -26143,7 +26276,8 @@ static __exception int js_parse_class(JSParseState *s, bool is_class_expr,
     if (class_fields[1].fields_init_fd != NULL) {
         ClassFieldsDef *cf = &class_fields[1];
         emit_op(s, OP_dup);
-        emit_class_init_end(s, cf);
+        if (emit_class_init_end(s, cf)) /* code-mode patch */
+            goto fail;
         emit_op(s, OP_call_method);
         emit_u16(s, 0);
         emit_op(s, OP_drop);
@@ -28901,7 +29035,8 @@ static __exception int js_parse_block(JSParseState *s)
         int has_using_be = 0;
         int scope_level;
 
-        push_scope(s);
+        if (push_scope(s) < 0) /* code-mode patch: out of memory */
+            return -1;
         scope_level = fd->scope_level;
         for(;;) {
             if (js_parse_statement_or_decl(s, DECL_MASK_ALL))
@@ -29199,7 +29334,8 @@ static __exception int js_parse_for_in_of(JSParseState *s, int label_name,
     /* create scope for the lexical variables declared in the enumeration
        expressions. XXX: Not completely correct because of weird capturing
        semantics in `for (i of o) a.push(function(){return i})` */
-    push_scope(s);
+    if (push_scope(s) < 0) /* code-mode patch: out of memory */
+        return -1;
 
     /* local for_in scope starts here so individual elements
        can be closed in statement. */
@@ -29646,7 +29782,8 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
             if (next_token(s))
                 goto fail;
             /* create a new scope for `let f;if(1) function f(){}` */
-            push_scope(s);
+            if (push_scope(s) < 0) /* code-mode patch: out of memory */
+                goto fail;
             set_eval_ret_undefined(s);
             if (js_parse_expr_paren(s))
                 goto fail;
@@ -29787,7 +29924,8 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
 
             /* create scope for the lexical variables declared in the initial,
                test and increment expressions */
-            push_scope(s);
+            if (push_scope(s) < 0) /* code-mode patch: out of memory */
+                goto fail;
             for_scope_level = s->cur_func->scope_level;
             /* initial expression */
             tok = s->token.val;
@@ -29995,7 +30133,8 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
             if (js_parse_expr_paren(s))
                 goto fail;
 
-            push_scope(s);
+            if (push_scope(s) < 0) /* code-mode patch: out of memory */
+                goto fail;
             label_break = new_label(s);
             push_break_entry(s->cur_func, &break_entry,
                              label_name, label_break, -1, 1);
@@ -30149,7 +30288,8 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
                 if (next_token(s))
                     goto fail;
 
-                push_scope(s);  /* catch variable */
+                if (push_scope(s) < 0) /* code-mode patch: out of memory */ /* catch variable */
+                    goto fail;
                 emit_label(s, label_catch);
 
                 if (s->token.val == '{') {
@@ -30185,7 +30325,8 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
                 /* XXX: should keep the address to nop it out if there is no finally block */
                 emit_goto(s, OP_catch, label_catch2);
 
-                push_scope(s);  /* catch block */
+                if (push_scope(s) < 0) /* code-mode patch: out of memory */ /* catch block */
+                    goto fail;
                 push_break_entry(s->cur_func, &block_env, JS_ATOM_NULL,
                                  -1, -1, 1);
                 block_env.label_finally = label_finally;
@@ -30282,7 +30423,8 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
             if (js_parse_expr_paren(s))
                 goto fail;
 
-            push_scope(s);
+            if (push_scope(s) < 0) /* code-mode patch: out of memory */
+                goto fail;
             with_idx = define_var(s, s->cur_func, JS_ATOM__with_,
                                   JS_VAR_DEF_WITH);
             if (with_idx < 0)
@@ -35249,6 +35391,12 @@ static __exception int resolve_variables(JSContext *ctx, JSFunctionDef *s)
     CodeContext cc;
     int scope;
 
+    /* code-mode patch: a parser buffer that failed to grow (out of memory)
+       may have lost bytes in its middle; never decode it */
+    if (dbuf_error(&s->byte_code)) {
+        JS_ThrowOutOfMemory(ctx);
+        return -1;
+    }
     cc.bc_buf = bc_buf = s->byte_code.buf;
     cc.bc_len = bc_len = s->byte_code.size;
     js_dbuf_init(ctx, &bc_out);
@@ -37881,7 +38029,8 @@ static __exception int js_parse_function_decl2(JSParseState *s,
     /* in generators, yield expression is forbidden during the parsing
        of the arguments */
     fd->in_function_body = true;
-    push_scope(s);  /* enter body scope */
+    if (push_scope(s) < 0) /* code-mode patch: out of memory */ /* enter body scope */
+        goto fail;
     fd->body_scope = fd->scope_level;
 
     if (s->token.val == TOK_ARROW) {
@@ -37994,6 +38143,8 @@ done:
 
         /* the real object will be set at the end of the compilation */
         idx = cpool_add(s, JS_NULL);
+        if (idx < 0) /* code-mode patch: out of memory */
+            goto fail;
         fd->parent_cpool_idx = idx;
 
         if (is_expr) {
@@ -38345,7 +38496,8 @@ static JSValue __JS_EvalInternal(JSContext *ctx, JSValueConst this_obj,
     s->is_module = (m != NULL);
     s->allow_html_comments = !s->is_module;
 
-    push_scope(s); /* body scope */
+    if (push_scope(s) < 0) /* code-mode patch: out of memory */ /* body scope */
+        goto fail1;
     fd->body_scope = fd->scope_level;
 
     err = js_parse_program(s);

@@ -24,7 +24,9 @@ pub use self::leg::Done;
 pub use self::request::{ExecRequest, WaitRequest};
 pub use self::store::Refusal;
 pub use self::worker::{abandoned_workers, hand_offs_block, host_turn};
-pub use crate::sandbox::{guest_globals, Control, Stop, Toolbox};
+#[cfg(feature = "test-hooks")]
+pub use crate::sandbox::fault;
+pub use crate::sandbox::{guest_globals, retired_vms, Control, Stop, Toolbox};
 
 use self::leg::Leg;
 use self::run::Job;

@@ -10,6 +10,8 @@ mod callees;
 mod calls;
 mod control;
 mod errors;
+#[cfg(feature = "test-hooks")]
+pub mod fault;
 mod js;
 mod json;
 mod lazy;
@@ -27,7 +29,7 @@ mod tests;
 pub use calls::{Arrived, CallKey, NamespaceTarget, Settlement};
 pub use control::{Control, Stop};
 pub use toolbox::Toolbox;
-pub use vm::{CellOutcome, Vm, VmLimits};
+pub use vm::{retired_vms, CellOutcome, Vm, VmLimits};
 
 /// Every global a cell starts with (QuickJS's standard globals and code
 /// mode's own), computed once from a bound VM of an empty run: what a plugin

@@ -201,3 +201,43 @@ fn timers_fire_when_due_in_due_order() {
     assert!(vm.next_timer_due().is_none());
     assert_eq!(vm.held_bytes(), empty);
 }
+
+/// A runtime whose teardown finds leaked objects is retired, not aborted:
+/// the process goes on, every block of its heap is released, what its host
+/// functions held outside the heap is dropped, and the event is counted.
+#[test]
+fn a_vm_that_leaked_objects_is_retired_and_released_in_full() {
+    let cases = [
+        // One plain object.
+        "({ a: [1, 2, 3] })",
+        // A large block outside QuickJS's arenas.
+        "new Array(100000).fill(7)",
+        // The global object: the whole context, host functions included.
+        "globalThis",
+        // A closure: its bytecode and the context it belongs to.
+        "(() => { const big = 'x'.repeat(1 << 16); return () => big })()",
+    ];
+    for code in cases {
+        let before = super::retired_vms();
+        let vm = Vm::blank(limits().stack_bytes).unwrap();
+        vm.bind(limits(), Arc::new(Control::default()), toolbox())
+            .unwrap();
+        vm.leak_for_test(code);
+        let (state, meter) = (vm.state_weak(), vm.meter());
+        assert!(vm.free(), "{code}: retired");
+        assert!(super::retired_vms() > before, "{code}: counted");
+        assert_eq!(meter.used(), 0, "{code}: every block released");
+        assert!(
+            state.upgrade().is_none(),
+            "{code}: the host functions' shared state dropped"
+        );
+    }
+    // A VM with no leak is freed normally, with nothing left to reclaim.
+    let vm = Vm::blank(limits().stack_bytes).unwrap();
+    vm.bind(limits(), Arc::new(Control::default()), toolbox())
+        .unwrap();
+    let meter = vm.meter();
+    assert!(!vm.free());
+    assert_eq!(meter.reclaimed(), (0, 0));
+    assert_eq!(meter.used(), 0);
+}

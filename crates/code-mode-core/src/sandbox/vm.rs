@@ -1,6 +1,8 @@
 //! A QuickJS runtime + context with the cell's limits, evaluation and outcome.
 
+use std::mem::ManuallyDrop;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -21,6 +23,7 @@ use super::control::{Control, Stop};
 use super::errors::{self, CELL_FILE};
 use super::json::{to_json, ConvertError, Depth};
 use super::lazy;
+use super::output::OutputLog;
 use super::prelude;
 use super::state::{SharedState, VmState};
 use super::timers;
@@ -29,8 +32,20 @@ use crate::result::{ErrorCode, Output, PendingCall};
 
 // The vendored QuickJS's interrupt flag (vendor/rquickjs-sys/PATCHES.md): while
 // the word is nonzero, every interrupt poll calls the handler.
+// Its teardown leak flag: a runtime whose teardown finds leaked objects sets
+// the word and is retired instead of asserting.
 extern "C" {
     fn JS_SetInterruptFlag(runtime: *mut qjs::JSRuntime, flag: *const i32);
+    fn JS_SetTeardownLeakFlag(runtime: *mut qjs::JSRuntime, flag: *mut i32);
+}
+
+/// Runtimes retired in this process: QuickJS's teardown found objects still
+/// alive (an engine leak), so the allocator released what it held instead.
+static RETIRED: AtomicU64 = AtomicU64::new(0);
+
+/// How many VMs this process retired instead of freeing them normally.
+pub fn retired_vms() -> u64 {
+    RETIRED.load(Ordering::Relaxed)
 }
 
 /// Per-VM limits.
@@ -71,8 +86,10 @@ pub(super) type Intrinsics = (
 pub struct Vm {
     // Persistent handles are released in `Drop`, before the context and runtime.
     promise: Option<Persistent<Promise<'static>>>,
-    context: Context,
-    runtime: Runtime,
+    // Dropped by hand in `Drop`, context first, so the teardown's verdict can
+    // be read off the meter after the runtime is gone.
+    context: ManuallyDrop<Context>,
+    runtime: ManuallyDrop<Runtime>,
     meter: Arc<Meter>,
     state: SharedState,
 }
@@ -101,6 +118,9 @@ impl Vm {
         context.with(|ctx| -> rquickjs::Result<()> {
             // SAFETY: the context is live while `ctx` is; this reads its runtime.
             let raw_runtime = unsafe { qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };
+            // SAFETY: the flag lives in the meter, which the runtime's
+            // allocator holds until after `JS_FreeRuntime` returns.
+            unsafe { JS_SetTeardownLeakFlag(raw_runtime, meter.leak_flag()) };
             let class = lazy::register(raw_runtime).ok_or(rquickjs::Error::Unknown)?;
             state.lazy_class.set(class);
             lazy::install_globals(raw_runtime, &state);
@@ -113,8 +133,8 @@ impl Vm {
         })?;
         Ok(Self {
             promise: None,
-            context,
-            runtime,
+            context: ManuallyDrop::new(context),
+            runtime: ManuallyDrop::new(runtime),
             meter,
             state,
         })
@@ -129,6 +149,12 @@ impl Vm {
         control: Arc<Control>,
         toolbox: Arc<Toolbox>,
     ) -> rquickjs::Result<()> {
+        #[cfg(feature = "test-hooks")]
+        self.context.with(|ctx| {
+            // SAFETY: the context is live while `ctx` is; this reads its runtime.
+            let runtime = unsafe { qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };
+            super::fault::arm(&self.meter, runtime);
+        });
         self.meter.set_limit(limits.memory_bytes);
         self.runtime.set_max_stack_size(limits.stack_bytes);
         self.state
@@ -464,6 +490,40 @@ impl Vm {
     }
 }
 
+#[cfg(test)]
+impl Vm {
+    /// Tests only: evaluates `code` and leaks one reference to its value, as
+    /// an engine bug would; the VM's teardown then has to retire it.
+    pub(super) fn leak_for_test(&self, code: &str) {
+        self.context.with(|ctx| {
+            let value: Value = ctx.eval(code).unwrap();
+            // SAFETY: a reference nobody will free: exactly the bug simulated.
+            unsafe { qjs::JS_DupValue(ctx.as_raw().as_ptr(), value.as_raw()) };
+        });
+    }
+
+    /// Tests only: what the host functions share, weakly.
+    pub(super) fn state_weak(&self) -> std::rc::Weak<VmState> {
+        Rc::downgrade(&self.state)
+    }
+
+    /// Tests only: the VM's meter.
+    pub(super) fn meter(&self) -> Arc<Meter> {
+        self.meter.clone()
+    }
+}
+
+impl Vm {
+    /// Frees the VM; true when its runtime was retired (see [`retired_vms`]):
+    /// its memory is released all the same, and the caller reports the cell
+    /// as an internal error if it still can.
+    pub fn free(self) -> bool {
+        let meter = self.meter.clone();
+        drop(self);
+        meter.retired()
+    }
+}
+
 impl Drop for Vm {
     fn drop(&mut self) {
         // Every handle into the heap goes before the context and runtime free it,
@@ -473,6 +533,23 @@ impl Drop for Vm {
         self.state.tag.borrow_mut().take();
         self.state.calls.borrow_mut().clear();
         self.state.timers.borrow_mut().clear_all();
+        // What the host functions share goes too: if the engine leaked one of
+        // them, it holds an empty `VmState` rather than the run's output and
+        // tools.
+        *self.state.output.borrow_mut() = OutputLog::default();
+        self.state.toolbox.borrow_mut().take();
+        self.state.sites.borrow_mut().clear();
+        self.state.uncaught.borrow_mut().take();
+        // Teardown never fails for the limit, nor for a test's injected fault.
+        self.meter.set_limit(usize::MAX);
+        self.meter.disarm();
+        // SAFETY: the context is never used again: this is the VM's drop.
+        unsafe { ManuallyDrop::drop(&mut self.context) };
+        // SAFETY: as above, for the runtime, which goes after its context.
+        unsafe { ManuallyDrop::drop(&mut self.runtime) };
+        if self.meter.retired() {
+            RETIRED.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 

@@ -10,6 +10,7 @@ use super::{End, Run};
 use crate::messages;
 use crate::result::{ErrorCode, RunResult, Status};
 use crate::runs::leg::Leg;
+use crate::sandbox::Vm;
 
 /// What the store must do with a run whose leg ended.
 pub(in crate::runs) enum Disposition {
@@ -106,21 +107,42 @@ impl Run {
 
     /// Reports a final result: nested calls still in flight are aborted
     /// before the result is out, and the VM is torn down after.
+    ///
+    /// A failed cell's VM is torn down before its answer goes out: a
+    /// teardown that has to retire the runtime (the engine leaked objects,
+    /// as it can on a path such as running out of memory) turns the answer
+    /// into an internal error. A completed cell is answered first.
     pub(in crate::runs) fn report(mut self, result: RunResult) {
         let leg = self.leg.take();
         self.abort_in_flight();
-        if let Some(leg) = leg {
+        let Some(leg) = leg else {
+            return self.discard();
+        };
+        if matches!(result.status, Status::Failed { .. }) {
+            self.arrivals.set_waker(None);
+            let result = if self.free_vm() {
+                result.into_failure(ErrorCode::InternalError, messages::INTERNAL)
+            } else {
+                result
+            };
             leg.report(result);
+        } else {
+            leg.report(result);
+            self.discard();
         }
-        self.discard();
     }
 
     /// Frees the run: aborts its nested calls in flight and drops the VM.
     pub(in crate::runs) fn discard(mut self) {
         self.arrivals.set_waker(None);
         self.abort_in_flight();
+        self.free_vm();
+    }
+
+    /// Drops the VM (once); true when its runtime had to be retired.
+    fn free_vm(&mut self) -> bool {
         let vm = self.vm.take();
-        let _ = catch_unwind(AssertUnwindSafe(move || drop(vm)));
+        catch_unwind(AssertUnwindSafe(move || vm.is_some_and(Vm::free))).unwrap_or(true)
     }
 
     /// Fires the signals of the nested calls still in flight (once: they are
