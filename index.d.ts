@@ -308,6 +308,14 @@ export interface CodeModeDiagnostics {
    */
   abandonedWorkersRunning: number
   /**
+   * QuickJS runtimes retired in this process instead of freed normally:
+   * the engine's teardown found objects it had leaked (an engine bug a
+   * cell reached, for example through running out of memory at an
+   * unlucky allocation). The runtime's memory was released all the same,
+   * and the cell, when it had not been answered yet, got `internal_error`.
+   */
+  retiredVms: number
+  /**
    * Tools whose input schema did not compile, so their inputs are not
    * validated (the newest 64, one sentence each naming the tool).
    */
