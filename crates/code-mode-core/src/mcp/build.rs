@@ -230,6 +230,7 @@ impl ServerBuild<'_, '_> {
             } else {
                 std::sync::Arc::new(Value::Null)
             },
+            schema: entry.has_parameters.then(|| entry.parameters.clone()),
             object_schema: problem.is_none(),
             notes,
         };
