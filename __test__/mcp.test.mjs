@@ -339,6 +339,34 @@ describe('API files and $api', () => {
     assert.equal(calls.length, 0)
   })
 
+  test('an answer longer than the memory limit ends the cell as running out of memory does; one that fits is read', async () => {
+    // 60 tools with schemas of about 100 KB: 6 MB of schemas, a 4 MiB VM.
+    const big = Array.from({ length: 60 }, (_, i) =>
+      mcpTool('big', `t${i}`, {
+        parameters: {
+          type: 'object',
+          properties: Object.fromEntries(Array.from({ length: 1000 }, (_, k) => [`f${k}`, { type: 'string', description: 'd'.repeat(60) }])),
+        },
+      }),
+    )
+    const { run, calls } = setup({ config: { memoryLimitBytes: 4 * 1024 * 1024 }, runTools: big })
+    const whole = await run.exec({
+      code: `
+        let caught = 'nothing'
+        try { await MCP.big.$api(undefined, { schema: true }) } catch (e) { caught = e.message }
+        return caught`,
+    })
+    // A catch cannot keep the cell going: the VM is out of memory for good.
+    assert.equal(whole.status, 'failed')
+    assert.equal(whole.code, 'internal_error')
+    assert.equal(whole.error, 'code mode memory limit exceeded.')
+    // One schema fits, on the same run.
+    const one = await run.exec({ code: `const a = await MCP.big.$api('t7', { schema: true }); return [a.scope, Object.keys(a.schemas), Object.keys(a.schemas.t7.properties).length]` })
+    assert.equal(one.status, 'completed', one.error)
+    assert.deepEqual(one.value, ['tool', ['t7'], 1000])
+    assert.equal(calls.length, 0)
+  })
+
   test('a run without MCP tools still has empty MCP and API globals', async () => {
     const { run } = setup({ runTools: [tools[0]] })
     const result = await run.exec({ code: 'return [Object.keys(MCP), API.list(), (await MCP.$api()).servers]' })

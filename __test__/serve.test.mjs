@@ -27,8 +27,13 @@ async function connect(args) {
   const client = new Client({ name: 'serve-test', version: '1.0.0' })
   const logs = []
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => logs.push(notification.params))
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [runner, 'serve', '--quiet', ...args], stderr: 'pipe' }))
-  return { client, logs }
+  const transport = new StdioClientTransport({ command: process.execPath, args: [runner, 'serve', '--quiet', ...args], stderr: 'pipe' })
+  let stderr = ''
+  transport.stderr.on('data', (chunk) => (stderr += chunk))
+  let closed = false
+  transport.onclose = () => (closed = true)
+  await client.connect(transport)
+  return { client, logs, transport, stderr: () => stderr, closed: () => closed }
 }
 
 const resultOf = (answer) => JSON.parse(answer.content[0].text)
@@ -71,6 +76,85 @@ describe('code-mode serve', () => {
       assert.match(unknown.content[0].text, /Unknown tool search: this server has exec and wait\./)
     } finally {
       await client.close()
+    }
+  })
+
+  test('a message over the 10 MiB limit is refused on stderr and answered with an error; serving goes on', async () => {
+    const { client, transport, stderr, closed } = await connect([])
+    try {
+      const { MAX_MESSAGE_BYTES } = await import('../cli/serve.mjs')
+      assert.equal(MAX_MESSAGE_BYTES, 10 * 1024 * 1024)
+      // The line a request is sent as, newline included, is the message.
+      const sent = []
+      const send = transport.send.bind(transport)
+      transport.send = (message, options) => {
+        sent.push(JSON.stringify(message).length + 1)
+        return send(message, options)
+      }
+      const call = (padding) => client.callTool({ name: 'nope', arguments: { padding } })
+      assert.equal((await call('x')).isError, true)
+      const overhead = sent.at(-1) - 1
+      // One byte over: refused, and the request answered with an error.
+      await assert.rejects(call('x'.repeat(MAX_MESSAGE_BYTES - overhead + 1)), (error) => {
+        assert.equal(error.code, -32600)
+        assert.equal(error.message, `MCP error -32600: Message of ${MAX_MESSAGE_BYTES + 1} bytes is larger than code-mode serve's limit of ${MAX_MESSAGE_BYTES} bytes; it was not read.`)
+        return true
+      })
+      // Exactly at the limit: read (this tool does not exist, and says so).
+      const at = await call('x'.repeat(MAX_MESSAGE_BYTES - overhead))
+      assert.equal(at.isError, true)
+      assert.match(at.content[0].text, /^Unknown tool nope/)
+      // And the same server goes on running cells.
+      const next = resultOf(await client.callTool({ name: 'exec', arguments: { code: 'return 1 + 1' } }))
+      assert.equal(next.value, 2)
+      assert.equal(closed(), false)
+      assert.match(stderr(), new RegExp(`code-mode: refused a message from the client: Message of ${MAX_MESSAGE_BYTES + 1} bytes is larger than code-mode serve's limit of ${MAX_MESSAGE_BYTES} bytes; it was not read\\. \\(request \\d+ was answered with an error; still serving\\)`))
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('a message the SDK cannot read is refused on stderr; serving goes on', async () => {
+    const { client, transport, stderr } = await connect([])
+    try {
+      // JSON, but no JSON-RPC message.
+      await transport.send({ jsonrpc: '2.0', neither: 'request nor notification' })
+      const next = resultOf(await client.callTool({ name: 'exec', arguments: { code: 'return 3' } }))
+      assert.equal(next.value, 3)
+      assert.match(stderr(), /code-mode: refused a message from the client: /)
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('the request id of an oversized message is read a piece at a time, wherever it is', async () => {
+    const { IdScanner } = await import('../cli/serve.mjs')
+    const messages = [
+      { jsonrpc: '2.0', id: 5, method: 'tools/call' },
+      { method: 'tools/call', params: { a: [1, { id: 3 }], s: '}\\"{,', id: 9 }, jsonrpc: '2.0', id: 'abc' },
+      { id: -1.5e3, params: {} },
+      { params: { id: 1 } },
+      { id: null, method: 'x' },
+      { id: { nested: 1 } },
+      { id: 'x'.repeat(2000) },
+    ]
+    for (const message of messages) {
+      const id = typeof message.id === 'string' && message.id.length < 1000 ? message.id : typeof message.id === 'number' ? message.id : undefined
+      const text = Buffer.from(JSON.stringify(message, null, 1))
+      for (const size of [1, 3, text.length]) {
+        const scanner = new IdScanner()
+        for (let at = 0; at < text.length; at += size) scanner.feed(text.subarray(at, at + size))
+        assert.equal(scanner.id(), id, `${text} in pieces of ${size}`)
+      }
+    }
+    // An escaped key is still "id"; what is not an object names none.
+    const escaped = new IdScanner()
+    escaped.feed(Buffer.from('{"\\u0069d":7}'))
+    assert.equal(escaped.id(), 7)
+    for (const text of ['[1]', '"id"', '{"id":5', '']) {
+      const scanner = new IdScanner()
+      scanner.feed(Buffer.from(text))
+      assert.equal(scanner.id(), undefined, text)
     }
   })
 

@@ -28,7 +28,9 @@ run    Runs a code-mode cell (the body of an async function, JavaScript or
        MCP.<server>.<tool>() and tools.*, and prints its result. Without
        FILE, or with -, the cell is read from stdin.
 serve  Is an MCP server over stdio whose tools are exec and wait: any MCP
-       client gets code mode over the servers of --mcp-config.
+       client gets code mode over the servers of --mcp-config. A message
+       over 10 MiB is refused (said on stderr, answered with an error) and
+       serving goes on.
 
 Options:
   --mcp-config PATH          MCP servers in the "mcpServers" format (stdio:

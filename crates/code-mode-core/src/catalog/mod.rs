@@ -27,6 +27,8 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
+use crate::identifiers::Suffixes;
+
 /// Where a tool comes from. Plugin tools are `Openclaw` with a `source_name`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -237,26 +239,35 @@ fn natural_id(tool: &ToolSpec) -> String {
 }
 
 /// Keeps the first use of each id and gives later duplicates the first `#n`
-/// (n >= 2) that is neither taken nor some other entry's natural id.
+/// (n >= 2) that is neither taken nor some other entry's natural id: in
+/// `O(N log N)` tries for `N` tools, however many share an id
+/// ([`Suffixes`]).
 fn unique_ids(natural: Vec<String>) -> Vec<String> {
+    unique_ids_counted(natural).0
+}
+
+/// [`unique_ids`], and the number of ids it tried (for the tests).
+fn unique_ids_counted(natural: Vec<String>) -> (Vec<String>, u64) {
     let reserved: HashSet<&str> = natural.iter().map(String::as_str).collect();
     let mut taken: HashSet<String> = HashSet::with_capacity(natural.len());
+    let mut suffixes = Suffixes::default();
+    let mut tries = 0u64;
     let mut ids = Vec::with_capacity(natural.len());
     for base in &natural {
+        tries += 1;
         let id = if taken.contains(base) {
-            (2u64..)
-                .map(|n| format!("{base}#{n}"))
-                .find(|candidate| {
-                    !taken.contains(candidate) && !reserved.contains(candidate.as_str())
-                })
-                .expect("an unbounded range always has a free suffix")
+            // A candidate refused stays refused: `taken` only grows.
+            suffixes.first_free(base, "#", |candidate| {
+                tries += 1;
+                !taken.contains(candidate) && !reserved.contains(candidate)
+            })
         } else {
             base.clone()
         };
         taken.insert(id.clone());
         ids.push(id);
     }
-    ids
+    (ids, tries)
 }
 
 /// JavaScript's default string order: UTF-16 code units. Equal to byte order
@@ -349,6 +360,69 @@ mod tests {
         );
         let twice = Catalog::build(&[mcp("a", "s", "t"), mcp("b", "s", "t")]);
         assert_eq!(ids(&twice), ["mcp:s:t", "mcp:s:t#2"]);
+    }
+
+    /// The rule as it was first written, trying `#2`, `#3`, ... from 2 for
+    /// every duplicate: the oracle for [`unique_ids`].
+    fn reference_ids(natural: &[String]) -> Vec<String> {
+        let reserved: HashSet<&str> = natural.iter().map(String::as_str).collect();
+        let mut taken: HashSet<String> = HashSet::new();
+        let mut ids = Vec::new();
+        for base in natural {
+            let id = if taken.contains(base) {
+                (2u64..)
+                    .map(|n| format!("{base}#{n}"))
+                    .find(|candidate| {
+                        !taken.contains(candidate) && !reserved.contains(candidate.as_str())
+                    })
+                    .unwrap()
+            } else {
+                base.clone()
+            };
+            taken.insert(id.clone());
+            ids.push(id);
+        }
+        ids
+    }
+
+    #[test]
+    fn ids_match_the_try_each_number_rule_on_random_duplicates() {
+        // Few natural ids, so most collide; some look numbered already.
+        const NATURAL: [&str; 8] = ["r", "r#2", "r#3", "r#2#2", "r#12", "r#1", "s", "s#2"];
+        let mut state = 7u64;
+        let mut below = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for round in 0..300 {
+            let natural: Vec<String> = (0..1 + below(150))
+                .map(|_| match below(4) {
+                    0 => format!("r#{}", below(30)),
+                    _ => NATURAL[below(NATURAL.len() as u64) as usize].to_owned(),
+                })
+                .collect();
+            assert_eq!(
+                unique_ids(natural.clone()),
+                reference_ids(&natural),
+                "round {round}: {natural:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn duplicate_ids_cost_a_bounded_number_of_tries() {
+        // 16,000 tools with one id: trying from #2 for each took 128 million
+        // tries. Now each is its own id and one free number; the natural
+        // `#n` ids among them are passed once each.
+        const N: usize = 16_000;
+        let mut natural = vec!["openclaw:core:read".to_owned(); N];
+        natural.extend((2..=N).map(|n| format!("openclaw:core:read#{n}")));
+        let (ids, tries) = unique_ids_counted(natural.clone());
+        assert_eq!(ids[N - 1], format!("openclaw:core:read#{}", 2 * N - 1));
+        assert_eq!(ids.len(), ids.iter().collect::<HashSet<_>>().len());
+        assert!(tries <= 3 * natural.len() as u64, "{tries} tries");
     }
 
     #[test]

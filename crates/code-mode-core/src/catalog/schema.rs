@@ -37,6 +37,12 @@ impl Schema {
         })
     }
 
+    /// The JSON text the gateway gave, when the schema came as text: what
+    /// `$api` copies into its answer instead of a value.
+    pub fn text(&self) -> Option<&RawValue> {
+        self.0.text.as_deref()
+    }
+
     /// Whether the text has been read into a value yet.
     #[cfg(test)]
     pub(crate) fn is_read(&self) -> bool {

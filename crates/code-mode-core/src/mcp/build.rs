@@ -6,7 +6,7 @@
 //! servers are taken in the code-unit order of their names, the tools of a
 //! server in the order of their catalog ids.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde_json::Value;
 
@@ -77,6 +77,7 @@ pub(super) fn build(catalog: &Catalog) -> McpNamespace {
             refusals: Vec::new(),
             problems: &mut problems,
             names: Identifiers::tools(),
+            groups: HashSet::new(),
         };
         for entry in &server.entries {
             built.add(entry);
@@ -144,6 +145,8 @@ struct ServerBuild<'a, 'p> {
     refusals: Vec<(Vec<String>, String)>,
     problems: &'p mut Vec<String>,
     names: Identifiers,
+    /// The resource and prompt operations placed so far (one each).
+    groups: HashSet<Operation>,
 }
 
 impl ServerBuild<'_, '_> {
@@ -170,7 +173,7 @@ impl ServerBuild<'_, '_> {
         let path: Vec<String> = match operation.group_path() {
             Some(group) => {
                 let method = group.join(".");
-                if self.tools.iter().any(|(tool, _)| tool.method == method) {
+                if !self.groups.insert(operation) {
                     self.notes.push(format!(
                         "{} ({}) is left out: MCP.{server}.{method} already calls another tool.",
                         meta.tool, entry.id
@@ -227,6 +230,7 @@ impl ServerBuild<'_, '_> {
             } else {
                 std::sync::Arc::new(Value::Null)
             },
+            schema: entry.has_parameters.then(|| entry.parameters.clone()),
             object_schema: problem.is_none(),
             notes,
         };

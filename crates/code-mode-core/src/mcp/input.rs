@@ -59,7 +59,7 @@ impl InputRules {
             return Ok(input);
         };
         let mut out = input;
-        let mut added = Vec::new();
+        let mut added = HashSet::new();
         for (key, default) in &self.defaults {
             if keys.contains(key) {
                 continue;
@@ -73,7 +73,7 @@ impl InputRules {
             out.push(':');
             out.push_str(default);
             out.push('}');
-            added.push(key.as_str());
+            added.insert(key.as_str());
         }
         let missing: Vec<&str> = self
             .required

@@ -41,11 +41,7 @@ impl McpNamespace {
     /// The members of `MCP.<servers[server]>`.
     pub fn layout(&self, server: usize) -> Option<&ServerLayout> {
         self.layouts
-            .get_or_init(|| {
-                (0..self.servers.len())
-                    .map(|s| self.build_layout(s))
-                    .collect()
-            })
+            .get_or_init(|| self.build_layouts())
             .get(server)
     }
 
@@ -63,13 +59,41 @@ impl McpNamespace {
             .copied()
     }
 
-    fn build_layout(&self, s: usize) -> ServerLayout {
+    /// Every server's layout, in one pass over the tools and one over the
+    /// refusals.
+    fn build_layouts(&self) -> Vec<ServerLayout> {
+        let mut layouts: Vec<ServerLayout> = (0..self.servers.len())
+            .map(|s| self.tools_layout(s))
+            .collect();
+        for (r, refusal) in self.refusals.iter().enumerate() {
+            if let (Some(layout), [name]) =
+                (layouts.get_mut(refusal.server), refusal.path.as_slice())
+            {
+                layout.members.push((name.clone(), Member::Refusal(r)));
+            }
+        }
+        for layout in &mut layouts {
+            for (g, (group, _)) in layout.groups.iter().enumerate() {
+                layout.members.push((group.clone(), Member::Group(g)));
+            }
+            // Names are unique: the namespace's identifiers make them so.
+            for (place, (name, _)) in layout.members.iter().enumerate() {
+                layout.index.entry(name.clone()).or_insert(place as u32);
+            }
+        }
+        layouts
+    }
+
+    /// `$api` and the tools of `servers[s]`, with its groups (not yet listed
+    /// as members).
+    fn tools_layout(&self, s: usize) -> ServerLayout {
         let mut layout = ServerLayout::default();
         layout.members.push(("$api".to_owned(), Member::Api));
         for (t, tool) in self.servers[s].tools.iter().enumerate() {
             match tool.path.as_slice() {
                 [name] => layout.members.push((name.clone(), Member::Tool(t))),
                 [group, name] => {
+                    // Two groups at most (resources, prompts).
                     let g = match layout.groups.iter().position(|(g, _)| g == group) {
                         Some(g) => g,
                         None => {
@@ -81,18 +105,6 @@ impl McpNamespace {
                 }
                 _ => {}
             }
-        }
-        for (r, refusal) in self.refusals.iter().enumerate() {
-            if let (true, [name]) = (refusal.server == s, refusal.path.as_slice()) {
-                layout.members.push((name.clone(), Member::Refusal(r)));
-            }
-        }
-        for (g, (group, _)) in layout.groups.iter().enumerate() {
-            layout.members.push((group.clone(), Member::Group(g)));
-        }
-        // Names are unique: the namespace's identifiers make them so.
-        for (place, (name, _)) in layout.members.iter().enumerate() {
-            layout.index.entry(name.clone()).or_insert(place as u32);
         }
         layout
     }

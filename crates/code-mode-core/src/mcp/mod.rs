@@ -14,6 +14,7 @@ mod names;
 #[cfg(test)]
 mod tests;
 
+pub use api::{ApiRefusal, PARSER_NUL};
 pub use input::InputRules;
 pub use layout::{Member, ServerLayout};
 
@@ -95,6 +96,9 @@ pub struct McpTool {
     /// The input JSON Schema as the gateway gave it; `Value::Null` when the
     /// tool has none.
     pub parameters: std::sync::Arc<Value>,
+    /// The same schema as the catalog keeps it (its JSON text, which `$api`
+    /// copies); `None` when the tool has none.
+    pub schema: Option<crate::catalog::Schema>,
     /// Whether `parameters` describes an object; when not, the input goes out
     /// unchecked and the declaration says so instead of rendering it.
     pub object_schema: bool,

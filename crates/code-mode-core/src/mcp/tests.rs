@@ -2,9 +2,20 @@
 
 use serde_json::{json, Value};
 
-use super::{McpNamespace, Operation};
+use super::{declarations, ApiRefusal, McpNamespace, McpTool, Operation, PARSER_NUL};
 use crate::catalog::testing::{core, mcp, mcp_without_meta};
-use crate::catalog::{Catalog, McpMeta, ToolSpec};
+use crate::catalog::{Catalog, McpMeta, Schema, ToolSpec};
+
+/// No bound on an answer's length.
+const ANY: usize = usize::MAX;
+
+/// The message of a refused `API` or `$api` call.
+fn rejected(answer: Result<String, ApiRefusal>) -> String {
+    match answer {
+        Err(ApiRefusal::Rejected(message)) => message,
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
 
 fn schema() -> Value {
     json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]})
@@ -185,15 +196,18 @@ fn a_run_without_mcp_tools_has_an_empty_namespace() {
     let ns = namespace(&[core("read")]);
     assert!(ns.is_empty());
     assert!(ns.files.is_empty());
-    assert_eq!(parse(&ns.api_list(None).unwrap()), json!({"files": []}));
-    assert_eq!(parse(&ns.root_api())["servers"], json!([]));
+    assert_eq!(
+        parse(&ns.api_list(None, ANY).unwrap()),
+        json!({"files": []})
+    );
+    assert_eq!(parse(&ns.root_api(ANY).unwrap())["servers"], json!([]));
 }
 
 #[test]
 fn api_files_are_listed_and_read_by_path() {
     let ns = namespace(&[tool("github", "create_issue"), tool("docs", "search")]);
     let paths = |prefix: Option<&str>| -> Vec<String> {
-        parse(&ns.api_list(prefix).unwrap())["files"]
+        parse(&ns.api_list(prefix, ANY).unwrap())["files"]
             .as_array()
             .unwrap()
             .iter()
@@ -209,35 +223,32 @@ fn api_files_are_listed_and_read_by_path() {
     assert!(paths(Some("mc")).is_empty());
     assert!(paths(Some("other")).is_empty());
     for bad in ["./mcp", "mcp/..", "../etc", "/mcp", "mcp//x"] {
-        let error = ns.api_list(Some(bad)).unwrap_err();
+        let error = rejected(ns.api_list(Some(bad), ANY));
         assert!(
             error.starts_with(&format!("API path {bad} is not allowed")),
             "{error}"
         );
     }
 
-    let file = parse(&ns.api_read("mcp/github.d.ts").unwrap());
+    let file = parse(&ns.api_read("mcp/github.d.ts", ANY).unwrap());
     let content = file["content"].as_str().unwrap();
     assert_eq!(file["path"], "mcp/github.d.ts");
     assert_eq!(file["bytes"], content.len());
     assert!(content.contains("MCP.github"));
-    let listed = parse(&ns.api_list(Some("mcp/github.d.ts")).unwrap());
+    let listed = parse(&ns.api_list(Some("mcp/github.d.ts"), ANY).unwrap());
     assert_eq!(listed["files"][0]["bytes"], file["bytes"]);
     assert_eq!(listed["files"][0]["description"], file["description"]);
     assert_eq!(
-        ns.api_read("mcp/nope.d.ts").unwrap_err(),
+        rejected(ns.api_read("mcp/nope.d.ts", ANY)),
         "Unknown API file: mcp/nope.d.ts. API.list() lists the files."
     );
     for bad in ["mcp/../mcp/index.d.ts", "./mcp/index.d.ts", "mcp/", ""] {
         assert!(
-            ns.api_read(bad).unwrap_err().starts_with("API path"),
+            rejected(ns.api_read(bad, ANY)).starts_with("API path"),
             "{bad:?}"
         );
     }
-    assert!(ns
-        .api_read("mcp")
-        .unwrap_err()
-        .starts_with("Unknown API file"));
+    assert!(rejected(ns.api_read("mcp", ANY)).starts_with("Unknown API file"));
 }
 
 #[test]
@@ -247,19 +258,19 @@ fn api_answers_select_tools_by_method_or_mcp_name() {
         tool("github", "list_issues"),
         operation("github", "resources/read", "resources_read"),
     ]);
-    let root = parse(&ns.root_api());
+    let root = parse(&ns.root_api(ANY).unwrap());
     assert_eq!(root["kind"], "mcp_api");
     assert_eq!(root["scope"], "root");
     assert_eq!(
         root["servers"],
         json!([{"identifier": "github", "serverName": "github", "toolCount": 3}])
     );
-    let server = parse(&ns.server_api(0, None, false).unwrap());
+    let server = parse(&ns.server_api(0, None, false, ANY).unwrap());
     assert_eq!(server["scope"], "server");
     assert_eq!(server["tools"].as_array().unwrap().len(), 3);
     assert!(server.get("schemas").is_none());
     for selector in ["createIssue", "create_issue", " createIssue "] {
-        let one = parse(&ns.server_api(0, Some(selector), true).unwrap());
+        let one = parse(&ns.server_api(0, Some(selector), true, ANY).unwrap());
         assert_eq!(one["scope"], "tool");
         assert_eq!(
             one["tools"],
@@ -268,10 +279,13 @@ fn api_answers_select_tools_by_method_or_mcp_name() {
         );
         assert_eq!(one["schemas"], json!({"createIssue": schema()}));
     }
-    let read = parse(&ns.server_api(0, Some("resources.read"), false).unwrap());
+    let read = parse(
+        &ns.server_api(0, Some("resources.read"), false, ANY)
+            .unwrap(),
+    );
     assert_eq!(read["tools"][0]["path"], json!(["resources", "read"]));
     assert_eq!(
-        ns.server_api(0, Some("nope"), false).unwrap_err(),
+        rejected(ns.server_api(0, Some("nope"), false, ANY)),
         "MCP.github has no method nope; its methods: createIssue, listIssues, resources.read. Call MCP.github.$api() for the whole header."
     );
 }
@@ -280,7 +294,212 @@ fn api_answers_select_tools_by_method_or_mcp_name() {
 fn unknown_method_lists_are_capped() {
     let tools: Vec<ToolSpec> = (0..30).map(|i| tool("s", &format!("t{i:02}"))).collect();
     let ns = namespace(&tools);
-    let error = ns.server_api(0, Some("x"), false).unwrap_err();
+    let error = rejected(ns.server_api(0, Some("x"), false, ANY));
     assert!(error.contains("t19, and 10 more."), "{error}");
     assert!(!error.contains("t20"));
+}
+
+/// An MCP tool whose schema is JSON text, as `prepareRun` hands it over.
+fn text_tool(server: &str, name: &str, text: &str) -> ToolSpec {
+    let raw = serde_json::value::RawValue::from_string(text.to_owned()).unwrap();
+    ToolSpec {
+        parameters: Some(Schema::from_json(raw)),
+        ..mcp(&format!("{server}__{name}"), server, name)
+    }
+}
+
+/// `$api` as it was answered before answers were bounded: the whole answer
+/// built as values (each schema cloned), then written out. The oracle for
+/// the answers written piece by piece.
+fn server_api_as_values(
+    ns: &McpNamespace,
+    s: usize,
+    selector: Option<&str>,
+    schema: bool,
+) -> String {
+    let server = &ns.servers[s];
+    let selector = selector.map(str::trim).filter(|s| !s.is_empty());
+    let tools: Vec<&McpTool> = match selector {
+        None => server.tools.iter().collect(),
+        Some(selector) => server
+            .tools
+            .iter()
+            .filter(|tool| tool.method == selector || tool.mcp_tool == selector)
+            .collect(),
+    };
+    let scope = if selector.is_some() && tools.len() == 1 {
+        "tool"
+    } else {
+        "server"
+    };
+    let listed: Vec<Value> = tools
+        .iter()
+        .map(|tool| {
+            json!({"method": tool.method, "path": tool.path, "mcpTool": tool.mcp_tool,
+                   "operation": tool.operation.as_str(), "description": tool.description})
+        })
+        .collect();
+    let mut answer = json!({
+        "kind": "mcp_api",
+        "scope": scope,
+        "server": {"identifier": server.identifier, "serverName": server.server_name},
+        "header": match selector {
+            None => ns.file_content(&ns.files[s + 1]).to_owned(),
+            Some(_) => declarations::server_declaration(server, &tools),
+        },
+        "tools": listed,
+    });
+    if schema {
+        let schemas: serde_json::Map<String, Value> = tools
+            .iter()
+            .map(|tool| (tool.method.clone(), (*tool.parameters).clone()))
+            .collect();
+        answer["schemas"] = Value::Object(schemas);
+    }
+    answer["note"] = json!("Call tools with one object argument, for example MCP.<server>.<tool>({ requiredKey: value }); $api(method, { schema: true }) adds the full JSON Schema.");
+    answer.to_string()
+}
+
+#[test]
+fn api_answers_written_piece_by_piece_are_the_answers_built_as_values() {
+    // Schema texts as JSON.stringify writes them (which serde_json writes
+    // the same way), one missing, one that is not an object.
+    let mut none = mcp("gh__none", "gh", "none");
+    none.parameters = None;
+    let ns = namespace(&[
+        text_tool(
+            "gh",
+            "create_issue",
+            r#"{"type":"object","properties":{"title":{"type":"string","description":"The \"title\"\n\u0001é"},"n":{"type":"integer","default":3}},"required":["title"]}"#,
+        ),
+        text_tool(
+            "gh",
+            "list",
+            r##"{"type":"object","properties":{"state":{"enum":["open","closed"]},"x":{"anyOf":[{"type":"number"},{"$ref":"#/$defs/d"}]}},"$defs":{"d":{"type":"boolean"}}}"##,
+        ),
+        text_tool("gh", "str", r#"{"type":"string"}"#),
+        none,
+        operation("gh", "res", "resources_read"),
+        operation("gh", "bad", "resources_subscribe"),
+        text_tool("other", "t", r#"{}"#),
+    ]);
+    for (s, selector) in [
+        (0, None),
+        (0, Some("createIssue")),
+        (0, Some("create_issue")),
+        (0, Some("resources.read")),
+        (0, Some("none")),
+        (0, Some("str")),
+        (1, None),
+        (1, Some("t")),
+    ] {
+        for schema in [false, true] {
+            assert_eq!(
+                ns.server_api(s, selector, schema, ANY).unwrap(),
+                server_api_as_values(&ns, s, selector, schema),
+                "server {s}, {selector:?}, schema {schema}"
+            );
+        }
+    }
+    let root = json!({
+        "kind": "mcp_api",
+        "scope": "root",
+        "header": declarations::root_header(&ns.servers),
+        "servers": ns.servers.iter().map(|server| json!({"identifier": server.identifier,
+            "serverName": server.server_name, "toolCount": server.tools.len()})).collect::<Vec<_>>(),
+        "note": "Call MCP.<server>.$api() for a server's TypeScript-style header, or API.read(\"mcp/<server>.d.ts\"); call its tools with one object argument.",
+    });
+    assert_eq!(ns.root_api(ANY).unwrap(), root.to_string());
+    let file = &ns.files[1];
+    let read = json!({"path": file.path, "content": ns.file_content(file),
+                      "description": file.description, "bytes": ns.file_content(file).len()});
+    assert_eq!(ns.api_read(&file.path, ANY).unwrap(), read.to_string());
+}
+
+#[test]
+fn schemas_are_copied_from_their_text() {
+    // JSON.stringify writes 1e21 as 1e+21; a value written out again would
+    // say 1e21. The text is copied as it came.
+    let text = r#"{"type":"object","properties":{"n":{"type":"number","maximum":1e+21}}}"#;
+    let ns = namespace(&[text_tool("s", "t", text)]);
+    let answer = ns.server_api(0, Some("t"), true, ANY).unwrap();
+    assert!(
+        answer.contains(&format!(r#""schemas":{{"t":{text}}}"#)),
+        "{answer}"
+    );
+    assert_eq!(
+        parse(&answer)["schemas"]["t"]["properties"]["n"]["maximum"],
+        1e21
+    );
+}
+
+/// A server of `count` tools with schemas of about `bytes` bytes each.
+fn big_server(count: usize, bytes: usize) -> McpNamespace {
+    let tools: Vec<ToolSpec> = (0..count)
+        .map(|i| {
+            let text = format!(
+                r#"{{"type":"object","description":"{}"}}"#,
+                "x".repeat(bytes)
+            );
+            text_tool("big", &format!("t{i:04}"), &text)
+        })
+        .collect();
+    namespace(&tools)
+}
+
+#[test]
+fn an_answer_is_measured_to_its_bound_and_held_at_its_exact_length() {
+    let ns = big_server(50, 1000);
+    let whole = ns.server_api(0, None, true, ANY).unwrap();
+    let len = whole.len();
+    // At the bound: the answer, in a buffer of its length and the NUL the
+    // VM's parser appends (so handing it over never grows it).
+    let at = ns.server_api(0, None, true, len).unwrap();
+    assert_eq!(at, whole);
+    assert!(
+        at.capacity() <= len + PARSER_NUL,
+        "{} for {len}",
+        at.capacity()
+    );
+    // One byte under: refused, written nowhere.
+    assert_eq!(
+        ns.server_api(0, None, true, len - 1),
+        Err(ApiRefusal::TooLarge)
+    );
+    // The same for every other answer.
+    type Answer = fn(&McpNamespace, usize) -> Result<String, ApiRefusal>;
+    let answers: [Answer; 4] = [
+        |ns, max| ns.root_api(max),
+        |ns, max| ns.api_list(None, max),
+        |ns, max| ns.api_read("mcp/big.d.ts", max),
+        |ns, max| ns.server_api(0, Some("t0001"), false, max),
+    ];
+    for answer in answers {
+        let whole = answer(&ns, ANY).unwrap();
+        let len = whole.len();
+        let at = answer(&ns, len).unwrap();
+        assert_eq!(at, whole);
+        assert!(at.capacity() <= len + PARSER_NUL);
+        assert_eq!(answer(&ns, len - 1), Err(ApiRefusal::TooLarge));
+    }
+    // A refusal is still a refusal, whatever the bound.
+    assert!(matches!(
+        ns.server_api(0, Some("nope"), true, 10),
+        Err(ApiRefusal::Rejected(_))
+    ));
+}
+
+#[test]
+fn measuring_stops_at_the_first_piece_past_the_bound() {
+    // 2000 schemas of 10 KB: 20 MB of answer. With a 64 KiB bound the
+    // measure stops after the seventh schema, having been offered at most
+    // the bound and one piece.
+    let ns = big_server(2000, 10_000);
+    super::api::OFFERED.with(|offered| offered.set(0));
+    assert_eq!(
+        ns.server_api(0, None, true, 64 * 1024),
+        Err(ApiRefusal::TooLarge)
+    );
+    let offered = super::api::OFFERED.with(|offered| offered.get());
+    assert!(offered <= 64 * 1024 + 10_100, "{offered} bytes offered");
 }

@@ -30,6 +30,34 @@ fn visible() -> RunNamespaces {
 }
 
 #[test]
+fn each_required_tool_is_the_first_catalog_entry_of_its_plugin_and_name() {
+    // Two plugin tools with one name: ids `...:list_issues` and `#2`; the
+    // first is the one the namespace calls, whatever else the catalog has.
+    let mut tools = vec![
+        client("list_issues", Some("github")),
+        plugin("list_issues", "other"),
+        plugin("list_issues", "github"),
+        plugin("list_issues", "github"),
+    ];
+    tools.extend((0..2000).map(|i| plugin(&format!("t{i}"), "github")));
+    tools.push(plugin("update_issue", "github"));
+    let run = planned(&tools);
+    assert_eq!(
+        run.visible[0].tool_ids,
+        [
+            "openclaw:github:list_issues",
+            "openclaw:github:update_issue"
+        ]
+    );
+    assert_eq!(
+        Catalog::build(&tools)
+            .exact("openclaw:github:list_issues#2")
+            .map(|e| e.name.as_str()),
+        Some("list_issues")
+    );
+}
+
+#[test]
 fn a_namespace_is_visible_only_with_every_tool_of_its_own_plugin() {
     let run = visible();
     assert_eq!(run.visible.len(), 1);

@@ -38,6 +38,9 @@ pub(super) struct VmState {
     pub(super) toolbox: RefCell<Option<Arc<Toolbox>>>,
     /// The tool calls the cell's script spells out, for its errors.
     pub(super) sites: RefCell<Vec<Site>>,
+    /// The VM's memory limit (set when it is bound): the most JSON text an
+    /// `API` or `$api` answer may have (`bridge/mcp.rs`).
+    pub(super) memory_bytes: Cell<usize>,
     /// The class id of lazy objects in this VM's runtime (`sandbox/lazy`).
     pub(super) lazy_class: Cell<u32>,
     /// What makes the VM's lazy globals (`ALL_TOOLS`) on first read.

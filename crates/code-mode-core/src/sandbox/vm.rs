@@ -156,6 +156,7 @@ impl Vm {
             super::fault::arm(&self.meter, runtime);
         });
         self.meter.set_limit(limits.memory_bytes);
+        self.state.memory_bytes.set(limits.memory_bytes);
         self.runtime.set_max_stack_size(limits.stack_bytes);
         self.state
             .output

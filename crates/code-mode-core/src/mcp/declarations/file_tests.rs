@@ -181,7 +181,7 @@ fn a_selector_header_declares_only_the_selected_tool() {
         with_schema("s", "two", "Two.", json!({})),
     ]);
     let answer: serde_json::Value =
-        serde_json::from_str(&ns.server_api(0, Some("two"), false).unwrap()).unwrap();
+        serde_json::from_str(&ns.server_api(0, Some("two"), false, usize::MAX).unwrap()).unwrap();
     let header = answer["header"].as_str().unwrap();
     assert!(header.contains("function two("));
     assert!(!header.contains("function one("));

@@ -23,6 +23,8 @@ mod ty;
 mod type_tests;
 mod writer;
 
+use std::fmt::{self, Write as _};
+
 use serde_json::Value;
 
 use super::{McpServer, McpTool, Operation};
@@ -59,64 +61,84 @@ const GROUPS: [&str; 2] = ["resources", "prompts"];
 /// The declaration file of `server`, with only `tools` (all of the server's
 /// for its file, the selected ones for a `$api(selector)` answer).
 pub fn server_declaration(server: &McpServer, tools: &[&McpTool]) -> String {
-    let mut out = String::from(RESULT_TYPES);
-    out.push('\n');
-    let mut lines = vec![format!(
-        "The MCP server {}: call its tools as MCP.{}.<tool>({{ ... }}).",
-        text::quoted(&server.server_name),
-        server.identifier
-    )];
-    lines.extend(
-        server
-            .notes
-            .iter()
-            .map(|n| text::one_line(n, text::LINE_CHARS)),
-    );
-    out.push_str(&text::doc_comment("", &lines));
-    out.push_str(&format!("declare namespace MCP.{} {{\n", server.identifier));
-    out.push_str(SERVER_API);
-    for tool in tools.iter().filter(|t| t.operation == Operation::Tool) {
-        out.push('\n');
-        out.push_str(&function(server, tool, "  "));
-    }
-    for group in GROUPS {
-        let members: Vec<&&McpTool> = tools
-            .iter()
-            .filter(|t| {
+    ServerDeclaration { server, tools }.to_string()
+}
+
+/// [`server_declaration`] as it is displayed: written a tool at a time, so
+/// that a `$api` answer holds one tool's declaration at a time, not the
+/// whole text.
+pub struct ServerDeclaration<'a> {
+    pub server: &'a McpServer,
+    pub tools: &'a [&'a McpTool],
+}
+
+impl fmt::Display for ServerDeclaration<'_> {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (server, tools) = (self.server, self.tools);
+        out.write_str(RESULT_TYPES)?;
+        out.write_char('\n')?;
+        let mut lines = vec![format!(
+            "The MCP server {}: call its tools as MCP.{}.<tool>({{ ... }}).",
+            text::quoted(&server.server_name),
+            server.identifier
+        )];
+        lines.extend(
+            server
+                .notes
+                .iter()
+                .map(|n| text::one_line(n, text::LINE_CHARS)),
+        );
+        out.write_str(&text::doc_comment("", &lines))?;
+        writeln!(out, "declare namespace MCP.{} {{", server.identifier)?;
+        out.write_str(SERVER_API)?;
+        for tool in tools.iter().filter(|t| t.operation == Operation::Tool) {
+            out.write_char('\n')?;
+            out.write_str(&function(server, tool, "  "))?;
+        }
+        for group in GROUPS {
+            let in_group = |t: &&&McpTool| {
                 t.operation != Operation::Tool && t.path.first().is_some_and(|g| g == group)
-            })
-            .collect();
-        if members.is_empty() {
-            continue;
-        }
-        out.push_str(&format!("\n  namespace {group} {{\n"));
-        for (n, tool) in members.into_iter().enumerate() {
-            if n > 0 {
-                out.push('\n');
+            };
+            if !tools.iter().any(|t| in_group(&t)) {
+                continue;
             }
-            out.push_str(&function(server, tool, "    "));
+            writeln!(out, "\n  namespace {group} {{")?;
+            for (n, tool) in tools.iter().filter(in_group).enumerate() {
+                if n > 0 {
+                    out.write_char('\n')?;
+                }
+                out.write_str(&function(server, tool, "    "))?;
+            }
+            out.write_str("  }\n")?;
         }
-        out.push_str("  }\n");
+        out.write_str("}\n")
     }
-    out.push_str("}\n");
-    out
 }
 
 /// The root declaration: `MCP.$api()` and each server's namespace.
 pub fn root_header(servers: &[McpServer]) -> String {
-    let mut out = String::from("declare const MCP: {\n");
-    out.push_str("  /** List the MCP servers; MCP.<server>.$api() describes one. */\n");
-    out.push_str("  $api(): Promise<McpApiHeader>;\n");
-    for server in servers {
-        out.push_str(&format!(
-            "  /** The MCP server {} ({}). */\n  readonly {id}: typeof MCP.{id};\n",
-            text::comment_safe(&text::quoted(&server.server_name)),
-            tool_count(server.tools.len()),
-            id = server.identifier
-        ));
+    RootHeader(servers).to_string()
+}
+
+/// [`root_header`] as it is displayed, a server at a time.
+pub struct RootHeader<'a>(pub &'a [McpServer]);
+
+impl fmt::Display for RootHeader<'_> {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        out.write_str("declare const MCP: {\n")?;
+        out.write_str("  /** List the MCP servers; MCP.<server>.$api() describes one. */\n")?;
+        out.write_str("  $api(): Promise<McpApiHeader>;\n")?;
+        for server in self.0 {
+            write!(
+                out,
+                "  /** The MCP server {} ({}). */\n  readonly {id}: typeof MCP.{id};\n",
+                text::comment_safe(&text::quoted(&server.server_name)),
+                tool_count(server.tools.len()),
+                id = server.identifier
+            )?;
+        }
+        out.write_str("};\n")
     }
-    out.push_str("};\n");
-    out
 }
 
 /// `mcp/index.d.ts`: a reference to each server file, then the root.

@@ -10,12 +10,12 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use rquickjs::function::Rest;
-use rquickjs::{Ctx, Function, Object, Promise, Value};
+use rquickjs::{qjs, Ctx, Function, Object, Promise, Value};
 
 use super::enqueue::{enqueue, Call, Callee, McpInput};
 use super::feed::settled_promise;
 use super::text_argument;
-use crate::mcp::{Member, ServerLayout};
+use crate::mcp::{ApiRefusal, Member, ServerLayout};
 use crate::messages;
 use crate::sandbox::js::{define, define_listed, freeze, plain_error};
 use crate::sandbox::lazy;
@@ -214,7 +214,12 @@ fn root_api_function<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Resu
         ctx.clone(),
         move |ctx: Ctx<'js>| -> rquickjs::Result<Promise<'js>> {
             let toolbox = state.toolbox()?;
-            settled_promise(&ctx, Ok(toolbox.mcp.root_api()))
+            let cap = state.memory_bytes.get();
+            match toolbox.mcp.root_api(cap) {
+                Ok(json) => settled_promise(&ctx, Ok(json)),
+                Err(ApiRefusal::Rejected(message)) => settled_promise(&ctx, Err(message)),
+                Err(ApiRefusal::TooLarge) => Err(out_of_memory(&ctx, cap)),
+            }
         },
     )
 }
@@ -240,8 +245,12 @@ fn server_api_function<'js>(
                 None => false,
             };
             let toolbox = state.toolbox()?;
-            let answer = toolbox.mcp.server_api(server, Some(&selector), schema);
-            settled_promise(&ctx, answer)
+            let cap = state.memory_bytes.get();
+            match toolbox.mcp.server_api(server, Some(&selector), schema, cap) {
+                Ok(json) => settled_promise(&ctx, Ok(json)),
+                Err(ApiRefusal::Rejected(message)) => settled_promise(&ctx, Err(message)),
+                Err(ApiRefusal::TooLarge) => Err(out_of_memory(&ctx, cap)),
+            }
         },
     )
 }
@@ -260,7 +269,8 @@ fn api_object<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result<Obje
                 Some(_) => return Err(throw(&ctx, messages::API_PREFIX_NOT_STRING)),
             };
             let toolbox = list_state.toolbox()?;
-            answer(&ctx, toolbox.mcp.api_list(prefix.as_deref()))
+            let cap = list_state.memory_bytes.get();
+            answer(&ctx, toolbox.mcp.api_list(prefix.as_deref(), cap), cap)
         },
     )?;
     let read_state = state.clone();
@@ -272,7 +282,8 @@ fn api_object<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result<Obje
                 _ => return Err(throw(&ctx, messages::API_PATH_NOT_STRING)),
             };
             let toolbox = read_state.toolbox()?;
-            answer(&ctx, toolbox.mcp.api_read(&path))
+            let cap = read_state.memory_bytes.get();
+            answer(&ctx, toolbox.mcp.api_read(&path, cap), cap)
         },
     )?;
     define_listed(&api, "list", list.with_name("list")?)?;
@@ -282,11 +293,35 @@ fn api_object<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result<Obje
 }
 
 /// The answer's JSON as a value, or its message thrown as a plain `Error`.
-fn answer<'js>(ctx: &Ctx<'js>, answer: Result<String, String>) -> rquickjs::Result<Value<'js>> {
+fn answer<'js>(
+    ctx: &Ctx<'js>,
+    answer: Result<String, ApiRefusal>,
+    cap: usize,
+) -> rquickjs::Result<Value<'js>> {
     match answer {
         Ok(json) => ctx.json_parse(json),
-        Err(message) => Err(throw(ctx, &message)),
+        Err(ApiRefusal::Rejected(message)) => Err(throw(ctx, &message)),
+        Err(ApiRefusal::TooLarge) => Err(out_of_memory(ctx, cap)),
     }
+}
+
+/// An answer longer than the VM's memory limit (`cap`) ends the cell as
+/// reading it into the VM would have: the answer is never written; the VM's
+/// allocator is asked for more than its limit, refuses (marking the VM out
+/// of memory for good, which no `catch` undoes) and QuickJS throws its
+/// out-of-memory error. The guest sees what it saw before answers were
+/// bounded: `code mode memory limit exceeded.`
+fn out_of_memory(ctx: &Ctx<'_>, cap: usize) -> rquickjs::Error {
+    let size = qjs::size_t::try_from(cap.saturating_add(1)).unwrap_or(qjs::size_t::MAX);
+    let raw = ctx.as_raw().as_ptr();
+    // SAFETY: the context is live while `ctx` is; `js_malloc` returns a block
+    // of this runtime or NULL, with QuickJS's out-of-memory error thrown.
+    let block = unsafe { qjs::js_malloc(raw, size) };
+    if !block.is_null() {
+        // SAFETY: `block` was just allocated in this context and is unused.
+        unsafe { qjs::js_free(raw, block) };
+    }
+    rquickjs::Error::Exception
 }
 
 fn throw(ctx: &Ctx<'_>, message: &str) -> rquickjs::Error {
