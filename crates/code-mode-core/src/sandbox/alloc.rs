@@ -30,6 +30,7 @@ pub struct Meter {
     /// Tests and fuzzing only (feature `test-hooks`): the engine's
     /// allocations counted since a fault was planned, the ordinal of the one
     /// to refuse, and whether it was (`JS_SetAllocationFault`).
+    #[cfg(feature = "test-hooks")]
     allocations: AtomicU64,
     fail_at: AtomicU64,
     faulted: AtomicI32,
@@ -44,6 +45,7 @@ impl Meter {
             leaked: AtomicI32::new(0),
             reclaimed: AtomicUsize::new(0),
             reclaimed_bytes: AtomicUsize::new(0),
+            #[cfg(feature = "test-hooks")]
             allocations: AtomicU64::new(0),
             fail_at: AtomicU64::new(0),
             faulted: AtomicI32::new(0),
