@@ -120,7 +120,15 @@ impl Run {
         self.arrivals.set_waker(None);
         self.abort_in_flight();
         let vm = self.vm.take();
-        let _ = catch_unwind(AssertUnwindSafe(move || drop(vm)));
+        #[cfg(test)]
+        let panics = crate::runs::panic_tests::panics_in_teardown(&self.agent_run);
+        let _ = catch_unwind(AssertUnwindSafe(move || {
+            drop(vm);
+            #[cfg(test)]
+            if panics {
+                panic!("panic-tests: a panic in VM teardown");
+            }
+        }));
     }
 
     /// Fires the signals of the nested calls still in flight (once: they are
