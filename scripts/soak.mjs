@@ -75,7 +75,10 @@
 //                 100-200: Array.prototype.reverse.call({length: 2**53-1}),
 //                 new Uint8Array(2**24).sort() (may also complete in time),
 //                 [].fill.call({length: 2**40}, 0), a quadratic replaceAll and
-//                 a quadratic indexOf: `timeout`. With builds that leave a
+//                 a quadratic indexOf: `timeout`. The fill may also end at
+//                 the memory limit first (internal_error `code mode memory
+//                 limit exceeded.`), and the sort may complete in time: both
+//                 are accepted for those cells only. With builds that leave a
 //                 worker thread computing after the timeout (reverse for
 //                 ever, replaceAll for about 40 s), the thread check fails.
 //
@@ -636,7 +639,12 @@ const GENERATORS = {
         { variant: 'reverse', code: 'return Array.prototype.reverse.call({ length: 2 ** 53 - 1 })', expect: timeout },
         // Sorting 16 Mi zeros may finish within the budget on a fast machine.
         { variant: 'uint8-sort', code: 'return new Uint8Array(2 ** 24).sort().length', expect: timeout, alsoOk: completed(2 ** 24, []) },
-        { variant: 'fill', code: 'return [].fill.call({ length: 2 ** 40 }, 0)', expect: timeout },
+        // Each index filled is a new property of an ordinary object: the VM
+        // grows by tens of MiB a second, so the memory limit (64 MiB) may come
+        // before a 100-200 ms budget ends (1 to 6 of the 40 or so fill cells
+        // of a 20000-exec soak, on 2 cores). Either end is correct; any other
+        // code or message is not.
+        { variant: 'fill', code: 'return [].fill.call({ length: 2 ** 40 }, 0)', expect: timeout, alsoOk: failed('internal_error', MEMORY) },
         { variant: 'replaceAll', code: "return 'a'.repeat(2e5).replaceAll('a'.repeat(1e5) + 'b', '').length", expect: timeout },
         { variant: 'indexOf', code: "const h = 'a'.repeat(1e6); const n = 'a'.repeat(4e4) + 'b'; return h.indexOf(n)", expect: timeout },
       ]),
@@ -857,7 +865,9 @@ const RUNNERS = {
       controller.abort()
       await api(run.wait({ runId: r.runId }, { signal: controller.signal }))
     }
-    if (job.alsoOk && matches(r, job.alsoOk)) return 'completed'
+    // The other correct end of a few cells (see the stuck class): counted
+    // under its own outcome, so the report shows how often it happened.
+    if (job.alsoOk && matches(r, job.alsoOk)) return outcome
     expectResult(r, job.expect, 'exec')
     if (r.status === 'completed' && r.replaySafe !== Boolean(job.restartSafe)) throw new Mismatch(`replaySafe is ${r.replaySafe}`)
     if (job.cls === 'timeout') stats.timeoutLateMs = Math.max(stats.timeoutLateMs, elapsed - job.config.timeoutMs)
