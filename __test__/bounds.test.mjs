@@ -1,8 +1,15 @@
 // Every named bound of docs/limits.md at its value N and at N + 1, where the
-// other suites test it only far past the bound (or not at all): moving a
-// bound by one, or turning a `>` into a `>=`, fails a test here. Bounds
-// already tested at N and N + 1 elsewhere are listed in the file of each
-// (see the closing note of issue 32); the watchdog, the scheduler, input
+// other suites tested it only far past the bound (or not at all): moving a
+// bound by one, or turning a `>` into a `>=`, fails a test here.
+//
+// Tested at N and N + 1 elsewhere: the source size, the opening units, the
+// output budget and the final value, the queue's first check, yield reasons
+// (adversarial.test.mjs); live timers (timers.test.mjs); parked runs
+// (parking.test.mjs); rewritten TypeScript constructs
+// (tests/source_bounds.rs). In the core's own tests: timer clamps and host
+// bytes (sandbox/bound_tests.rs), the parse budget and same-name pairs
+// (source/bound_tests.rs), the core's scope check (namespaces/bound_tests.rs),
+// input pieces (tests/bounds.rs). The watchdog, the scheduler, input
 // validation and MCP identifiers have suites of their own.
 import assert from 'node:assert/strict'
 import { after, afterEach, describe, test } from 'node:test'
@@ -413,5 +420,46 @@ describe('plugin namespaces', () => {
     assert.equal(result.status, 'completed', result.error)
     assert.deepEqual(result.value, [{ n: MiB - 4 }, 'plugin namespace call arguments are larger than 1048576 bytes of JSON.'])
     assert.deepEqual(inputs, [{ n: MiB - 4 }])
+  })
+})
+
+describe('errors that explain a call of a tool that is not there', () => {
+  // docs/errors.md: 64 call sites per cell are remembered, names of at most
+  // 128 characters; an uncaught TypeError at another site stays QuickJS's own.
+  const explained = (name, line, column) =>
+    `TypeError: tools.${name} is not a function. Unknown tool id: ${name}. Use tools.search to find a tool, tools.describe to inspect it, then tools.call with the exact id or name. at line ${line}:${column}`
+
+  test('a name of 128 characters is explained; one of 129 is not', async () => {
+    const { run } = setup()
+    for (const [length, explain] of [[128, true], [129, false]]) {
+      const name = 'n'.repeat(length)
+      const result = await run.exec({ code: `await tools.${name}()` })
+      assert.equal(result.code, 'internal_error')
+      assert.equal(result.error, explain ? explained(name, 1, 13) : 'TypeError: not a function at line 1:13', `${length} characters`)
+    }
+  })
+
+  test('the 64th call site of a cell is explained; the 65th is not', async () => {
+    // Ten lines apart from the others: an error is matched with a site at
+    // most 8 lines above it (a call whose arguments span lines).
+    const { run } = setup()
+    for (const [before, explain] of [[63, true], [64, false]]) {
+      const unused = Array.from({ length: before }, (_, i) => `if (false) tools.unused${i}()`).join('\n')
+      const line = before + 10
+      const result = await run.exec({ code: `${unused}${'\n'.repeat(10)}await tools.missing()` })
+      assert.equal(result.code, 'internal_error')
+      assert.equal(result.error, explain ? explained('missing', line, 13) : `TypeError: not a function at line ${line}:13`, `${before} sites before it`)
+    }
+  })
+
+  test('an unknown id gets at most 3 suggestions', async () => {
+    const codeMode = codeModes.enabled()
+    const names = ['read_a', 'read_b', 'read_c', 'read_d']
+    const surface = (count) =>
+      codeMode.prepareRun({ runId: 'near', tools: names.slice(0, count).map((name) => ({ name, description: '', source: 'openclaw' })), executeTool: () => null })
+    for (const [count, shown] of [[3, ['read_a', 'read_b', 'read_c']], [4, ['read_a', 'read_b', 'read_c']]]) {
+      const result = await surface(count).exec({ code: "try { await tools.call('read_x', {}) } catch (e) { return e.message }" })
+      assert.equal(result.value, unknownToolId('read_x', shown), `${count} names one edit away`)
+    }
   })
 })
