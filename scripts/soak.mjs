@@ -54,6 +54,9 @@
 //                 pending calls, the outputs of all results add up to the
 //                 expected items, the value is exact, and the last runId is
 //                 gone afterwards (`code mode run is unavailable or expired.`).
+//                 A 100 ms wait may be starved like an exec (see below): its
+//                 guest computing at the deadline ends the run with `timeout`
+//                 and no output; the run must then be gone.
 //   abort     5%  abort while a tool call is pending, a signal aborted before
 //                 exec, abort of a busy loop, a wait with an aborted signal,
 //                 abort during a wait (all `aborted`, `code mode run was
@@ -90,7 +93,10 @@
 // An exec with a 100-200 ms budget may fail with `timeout` before producing
 // anything when both workers are busy with other cells: docs/parked-runs.md
 // ("an exec that gets a worker after its budget is gone fails with timeout
-// without running"). That is counted as `starved`, not as a failure. A
+// without running"), or when it got its worker just before the end of its
+// budget and was still computing then. That is counted as `starved`, not as
+// a failure; so is a 100 ms `wait` of the resume class that ends the same
+// way (its guest was fed results and computing at the deadline). A
 // loop-after-await cell whose budget ends while it awaits its call parks
 // (`waiting`, as documented); it is resumed and must then time out.
 // Everything else unexpected is a failure: a wrong status, code, message,
@@ -892,6 +898,15 @@ const RUNNERS = {
       if (++waits > 100) throw new Mismatch('still waiting after 100 waits')
       lastRunId = r.runId
       r = await api(waiter.wait({ runId: r.runId }, { toolCallId: `call_${job.i}_w${waits}` }))
+      if (isStarved(r) && job.waitTimeoutMs === job.config.timeoutMs) {
+        // A 100 ms wait that got its worker just before its budget ended:
+        // the guest was computing (results fed in) at the deadline, which
+        // ends the run (docs/parked-runs.md), as a starved exec does. The
+        // run must be gone, and its calls ended. Not with the 2 s budget.
+        expectResult(await api(waiter.wait({ runId: lastRunId })), failed('invalid_input', GONE), 'wait on the runId of a starved wait')
+        await callsEnd(state)
+        return 'waiting→starved'
+      }
       if (r.status !== 'waiting' && r.status !== 'completed') {
         // A wait that reaches a worker after its budget is gone feeds the
         // guest anyway and then fails it with a timeout (the run is lost).
