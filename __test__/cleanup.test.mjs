@@ -208,19 +208,8 @@ describe('process exit (docs/parked-runs.md)', () => {
     assert.deepEqual(JSON.parse(child.stdout), [1, 2, 'waiting', 42, 3, true, 0])
   })
 
-  test('close() returns promptly when no cell is stuck', async () => {
-    const times = []
-    for (let i = 0; i < 15; i++) {
-      const codeMode = binding.createCodeMode({ config: { enabled: true }, workerThreads: 2 })
-      const started = performance.now()
-      await codeMode.close()
-      times.push(performance.now() - started)
-    }
-    times.sort((a, b) => a - b)
-    const median = times[times.length >> 1]
-    // close() used to wait for a watchdog that slept 100 ms at a time, so it
-    // never took less than that; it now takes about a millisecond. The median
-    // of 15 keeps a busy moment of the machine from failing the test.
-    assert.ok(median < 50, `close() took ${median.toFixed(1)} ms (median of ${times.map((t) => t.toFixed(1)).join(', ')})`)
-  })
+  // How long close() takes when no cell is stuck (it used to wait for a
+  // watchdog that slept 100 ms at a time; now about a millisecond) is a
+  // timing, not a property a test can check without a clock: it is measured
+  // by bench/probe/timings.mjs ("close() of an idle instance").
 })

@@ -179,13 +179,14 @@ describe('builtins that never poll the interrupt handler', () => {
   // outcomes other sessions see.
   const QUADRATIC = "const h = 'a'.repeat(1e6); const n = 'a'.repeat(4e4) + 'b'; return h.indexOf(n)"
 
-  test('the call still ends as a timeout, and other cells keep running', async () => {
+  // The test's timeout is the hang guard: unpatched, the search runs for
+  // tens of seconds; it is answered at its deadline (200 ms), or by the
+  // watchdog 500 ms later. How late is measured by bench/probe/timings.mjs.
+  test('the call still ends as a timeout, and other cells keep running', { timeout: 30000 }, async () => {
     const { run } = setup({ timeoutMs: 200 })
-    const started = Date.now()
     const stuck = await run.exec({ code: QUADRATIC })
     assert.equal(stuck.status, 'failed')
     assert.equal(stuck.code, 'timeout')
-    assert.ok(Date.now() - started < 20000, 'answered by the watchdog, not when the loop ends')
     const next = await Promise.all([1, 2, 3].map((n) => run.exec({ code: `return ${n}` })))
     assert.deepEqual(next.map((r) => r.value), [1, 2, 3])
   })
@@ -218,13 +219,12 @@ describe('builtins that never poll the interrupt handler', () => {
     assert.equal(result.value, true)
   })
 
-  test('close() does not wait for a stuck worker', async () => {
+  // The hang guard is the test's timeout, well under the cell's 60 s budget.
+  test('close() does not wait for a stuck worker', { timeout: 30000 }, async () => {
     const { codeMode, run } = setup({ timeoutMs: 60000 })
     const stuck = run.exec({ code: QUADRATIC })
     await new Promise((resolve) => setTimeout(resolve, 50))
-    const started = Date.now()
     await codeMode.close()
-    assert.ok(Date.now() - started < 20000, 'close() returned')
     assert.equal((await stuck).code, 'runtime_unavailable')
   })
 })
@@ -277,29 +277,48 @@ describe('promises and close()', () => {
 })
 
 describe('the event loop under a flood of large tool inputs', () => {
-  test('two cells sending 1 MB inputs in a loop never stall the event loop for long', async () => {
-    const { monitorEventLoopDelay } = await import('node:perf_hooks')
-    const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 60000 }, workerThreads: 2 })
-    instances.push(codeMode)
-    let calls = 0
-    const run = codeMode.prepareRun({
-      runId: 'flood', tools: [{ name: 'echo', description: '', source: 'openclaw' }],
-      executeTool: () => ++calls,
-    })
-    const code = "const o = {}; for (let i = 0; i < 50000; i++) o['k' + i] = i; const until = Date.now() + 2000; let n = 0; while (Date.now() < until) { await tools.echo(o); n++ } return n"
-    const lag = monitorEventLoopDelay({ resolution: 1 })
-    lag.enable()
-    const results = await Promise.all([run.exec({ code }), run.exec({ code })])
-    lag.disable()
-    assert.deepEqual(results.map((r) => r.status), ['completed', 'completed'])
-    assert.ok(calls > 4, `${calls} calls went through`)
-    // Inputs used to be parsed as fast as the workers sent them, all in one
-    // turn: the loop stalled for the whole flood (3 s). Now a turn starts
-    // calls for at most 0.5 ms of measured time, and a piece holds at most
-    // 256 members (p99 lag under 5 ms: npm run bench). This bound is loose on
-    // purpose, half the flood, so a loaded machine never fails it.
-    const maxMs = lag.max / 1e6
-    assert.ok(maxMs < 1000, `the event loop stalled for ${maxMs.toFixed(0)} ms`)
+  test('two cells sending large inputs in a loop: each input is assembled over many turns of the event loop', () => {
+    // The Node thread starts calls for at most 0.5 ms of measured time per
+    // turn (TURN_WORK_MICROS), and a 50000-member input arrives in pieces of
+    // at most 256 members, so assembling one takes many turns. Inputs used to
+    // be parsed as fast as the workers sent them, all in one turn (the loop
+    // stalled for the whole flood, 3 s).
+    //
+    // Measured against a real clock, that is a stall in milliseconds, which
+    // bench/probe/timings.mjs reports (and B11 of npm run bench). Here the
+    // clock host.js reads is a counter that advances 0.125 ms at every read,
+    // before the binding is loaded, so a turn's budget admits at most 4
+    // pieces whatever the machine's speed. Each input then needs at least
+    // 196 / 4 = 49 turns before its executeTool call; unbudgeted, one.
+    const child = spawnSync(process.execPath, ['-e', `
+      let clock = 0
+      performance.now = () => (clock += 0.125)
+      const b = require(${JSON.stringify(new URL('../index.js', import.meta.url).pathname)})
+      const cm = b.createCodeMode({ config: { enabled: true, timeoutMs: 60000 }, workerThreads: 2 })
+      let turns = 0
+      let live = true
+      const turn = () => { if (live) { turns++; setImmediate(turn) } }
+      setImmediate(turn)
+      const at = []
+      const run = cm.prepareRun({
+        runId: 'flood', tools: [{ name: 'echo', description: '', source: 'openclaw' }],
+        executeTool: (call) => { at.push([turns, Object.keys(call.input).length]); return at.length },
+      })
+      const code = "const o = {}; for (let i = 0; i < 50000; i++) o['k' + i] = i; for (let n = 0; n < 6; n++) await tools.echo(o); return 'done'"
+      Promise.all([run.exec({ code }), run.exec({ code })]).then(async (results) => {
+        live = false
+        await cm.close()
+        const gaps = at.slice(1).map(([t], i) => t - at[i][0])
+        console.log(JSON.stringify({ results: results.map((r) => r.value ?? r.error), calls: at.length, members: [...new Set(at.map(([, n]) => n))], first: at[0][0], gaps }))
+      })`], { encoding: 'utf8', timeout: 120000 })
+    assert.equal(child.status, 0, child.stderr)
+    const { results, calls, members, first, gaps } = JSON.parse(child.stdout)
+    assert.deepEqual(results, ['done', 'done'])
+    assert.equal(calls, 12)
+    assert.deepEqual(members, [50000], 'every input arrived whole')
+    // Calls start in order, one input at a time: the next is assembled only
+    // once the one before it started.
+    for (const [i, gap] of [first, ...gaps].entries()) assert.ok(gap >= 49, `input ${i + 1} was assembled in ${gap} turns`)
   })
 
   test('a large input is assembled from pieces over several turns and arrives whole', async () => {

@@ -32,6 +32,19 @@ export function deferred() {
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/**
+ * Polls `predicate` every 5 ms until it holds; throws (the test fails rather
+ * than hangs) when it still does not after `ms`. The bound is a hang guard,
+ * generous for a loaded machine, never what a test measures.
+ */
+export async function until(predicate, what, ms = 20000) {
+  const deadline = Date.now() + ms
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(5)
+  }
+}
+
 /** Code-mode instances made through `codeModes`, closed together in `after`. */
 export function codeModeFactory() {
   const made = []

@@ -4,19 +4,26 @@ import { describe, test } from 'node:test'
 import { surface } from './helpers.mjs'
 
 describe('limits', () => {
-  test('for(;;){} and a loop after await time out while the event loop keeps ticking', async () => {
+  test('for(;;){} and a loop after await time out while the event loop keeps turning', async () => {
+    // How long after its budget a spinning cell is answered is measured by
+    // bench/probe/timings.mjs, not here.
     const { codeMode, exec } = surface({ timeoutMs: 300 })
     for (const code of ['for(;;){}', 'await null; for(;;){}', 'await Promise.resolve(); while (true) { try { for(;;){} } catch {} }']) {
-      let ticks = 0
-      const interval = setInterval(() => ticks++, 5)
-      const started = Date.now()
+      // Turns of the event loop while the guest spins: a cell run on this
+      // thread would resolve before the first setImmediate callback.
+      let turns = 0
+      let spinning = true
+      const turn = () => {
+        if (!spinning) return
+        turns++
+        setImmediate(turn)
+      }
+      setImmediate(turn)
       const result = await exec(code)
-      const elapsed = Date.now() - started
-      clearInterval(interval)
+      spinning = false
       assert.equal(result.code, 'timeout', code)
       assert.equal(result.error, 'code mode timeout exceeded.')
-      assert.ok(elapsed >= 290, `ended after ${elapsed} ms`)
-      assert.ok(ticks > 0, 'the Node event loop ticked while the guest spun')
+      assert.ok(turns > 0, 'the Node event loop turned while the guest spun')
     }
     await codeMode.close()
   })

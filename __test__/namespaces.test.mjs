@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { afterEach, after, describe, test } from 'node:test'
 
-import { ATTEMPT, binding, deferred } from './helpers.mjs'
+import { ATTEMPT, binding, deferred, until } from './helpers.mjs'
 import { GITHUB_TOOLS, PREFIX, codeModes, issuesScope, prepare, registerIssues } from './namespace-fixtures.mjs'
 
 const {
@@ -458,11 +458,11 @@ describe('in the guest', () => {
     })
     const controller = new AbortController()
     const pending = exec('return await Issues.list()', { signal: controller.signal })
-    while (signals.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    await until(() => signals.length > 0, 'the namespace call')
     controller.abort()
     const result = await pending
     assert.deepEqual([result.status, result.code], ['failed', 'aborted'])
-    while (!signals[0].aborted) await new Promise((resolve) => setTimeout(resolve, 5))
+    await until(() => signals[0].aborted, "the call's signal to fire")
   })
 
   test('namespace calls share the concurrency cap and queue with other nested calls', async () => {

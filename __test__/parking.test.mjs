@@ -180,6 +180,85 @@ describe('wait failures', () => {
     assert.equal((await sameRun.wait({ runId: waiting.runId })).status, 'waiting')
   })
 
+  // docs/parked-runs.md: sessionId, sessionKey and agentId must all match the
+  // parker's (absent on one side and present on the other counts as
+  // different), then RunContext.runId; the session check comes first. Each
+  // owner field is varied on its own here, so each comparison of the store's
+  // owner check has a test of its own.
+  const OWNER = { runId: 'agent-run-1', sessionId: 'session-1', sessionKey: 'key-1', agentId: 'agent-a' }
+  const OTHER_SESSION = 'code mode run belongs to a different session.'
+  const OTHER_AGENT_RUN = 'code mode run belongs to a different agent run.'
+  const BEING_RESUMED = 'code mode run is already being resumed.'
+  const without = (field) => Object.fromEntries(Object.entries(OWNER).filter(([key]) => key !== field))
+  const FOREIGN = [
+    ['another sessionId', { ...OWNER, sessionId: 'session-2' }, OTHER_SESSION],
+    ['no sessionId', without('sessionId'), OTHER_SESSION],
+    ['another sessionKey', { ...OWNER, sessionKey: 'key-2' }, OTHER_SESSION],
+    ['no sessionKey', without('sessionKey'), OTHER_SESSION],
+    ['another agentId', { ...OWNER, agentId: 'agent-b' }, OTHER_SESSION],
+    ['no agentId', without('agentId'), OTHER_SESSION],
+    ['another runId', { ...OWNER, runId: 'agent-run-2' }, OTHER_AGENT_RUN],
+    ['another runId and sessionKey (the session check comes first)', { ...OWNER, runId: 'agent-run-2', sessionKey: 'key-2' }, OTHER_SESSION],
+  ]
+
+  /** A surface of `owner` on `codeMode`, over the shared `slow` executor of `setup`. */
+  const surfaceOf = (codeMode, context, owner) => {
+    const { runId, sessionId, sessionKey, agentId, ...rest } = context
+    return codeMode.prepareRun({ ...rest, ...owner })
+  }
+
+  // The run parks through yield_control, at once, so no test here depends on
+  // when a budget ends.
+  test('every owner field: a run parked by one session or agent run is refused to another, untouched', async () => {
+    const { codeMode, run, context } = setup({ timeoutMs: 10000 }, OWNER)
+    const waiting = await run.exec({ code: "const r = await yield_control('park'); return r.status" })
+    assert.equal(waiting.status, 'waiting')
+    for (const [label, owner, message] of FOREIGN) {
+      const refused = await surfaceOf(codeMode, context, owner).wait({ runId: waiting.runId })
+      assert.deepEqual([refused.status, refused.code, refused.error], ['failed', 'invalid_input', message], label)
+      assert.equal(codeMode.suspendedRunCount(), 1, `${label}: the run stays parked`)
+    }
+    // The parker's own session and agent run, on a new surface, resumes it.
+    const done = await surfaceOf(codeMode, context, OWNER).wait({ runId: waiting.runId })
+    assert.equal(done.status, 'completed', `${done.code}: ${done.error}`)
+    assert.equal(done.value, 'yielded')
+    assert.equal(codeMode.suspendedRunCount(), 0)
+  })
+
+  test('a field the parker did not have must be absent for the waiter too', async () => {
+    const parker = { runId: 'agent-run-1', sessionId: 'session-1' }
+    const { codeMode, run, context } = setup({ timeoutMs: 10000 }, parker)
+    const waiting = await run.exec({ code: "const r = await yield_control('park'); return r.status" })
+    assert.equal(waiting.status, 'waiting')
+    for (const [label, owner] of [
+      ['a sessionKey', { ...parker, sessionKey: 'key-1' }],
+      ['an agentId', { ...parker, agentId: 'agent-a' }],
+      ['a sessionId where the parker had none', { runId: 'agent-run-1' }],
+    ]) {
+      const refused = await surfaceOf(codeMode, context, owner).wait({ runId: waiting.runId })
+      assert.deepEqual([refused.status, refused.code, refused.error], ['failed', 'invalid_input', OTHER_SESSION], label)
+    }
+    const done = await surfaceOf(codeMode, context, parker).wait({ runId: waiting.runId })
+    assert.equal(done.value, 'yielded', `${done.code}: ${done.error}`)
+  })
+
+  test('while a wait resumes the run, a foreign waiter gets its own refusal, the owner "being resumed"', async () => {
+    const { codeMode, run, release, pending, context } = setup({ timeoutMs: 60000 }, OWNER)
+    const waiting = await run.exec({ code: "await yield_control('park'); return (await tools.slow({})).v" })
+    assert.equal(waiting.status, 'waiting')
+    // This wait holds the run (its marker) until the slow call is released.
+    const resuming = surfaceOf(codeMode, context, OWNER).wait({ runId: waiting.runId })
+    for (const [label, owner, message] of [...FOREIGN, ['the owner', OWNER, BEING_RESUMED]]) {
+      const refused = await surfaceOf(codeMode, context, owner).wait({ runId: waiting.runId })
+      assert.deepEqual([refused.status, refused.code, refused.error], ['failed', 'invalid_input', message], label)
+    }
+    await until(() => pending.length === 1, 'the resumed guest to call slow')
+    release({ v: 'once' })
+    const done = await resuming
+    assert.equal(done.status, 'completed', `${done.code}: ${done.error}`)
+    assert.equal(done.value, 'once')
+  })
+
   test('a second wait while one is in progress is refused', async () => {
     const { run, release } = setup({ timeoutMs: 3000 })
     const waiting = await run.exec({ code: 'return (await tools.slow({})).v' }, {})

@@ -41,5 +41,8 @@ const tests = readdirSync(path.join(root, '__test__'))
   .map((name) => path.join('__test__', name))
 const extra = process.argv.slice(2)
 console.log(`node24: ${tests.length} test files on ${version} (${binary})`)
-const result = spawnSync(binary, ['--test', '--test-reporter=spec', ...extra, ...tests], { cwd: root, stdio: 'inherit' })
+// The same per-test timeout as `npm test`: a hang fails its test instead of
+// holding the suite (5 minutes, far above the slowest test on a loaded
+// 2-core machine).
+const result = spawnSync(binary, ['--test', '--test-reporter=spec', '--test-timeout=300000', ...extra, ...tests], { cwd: root, stdio: 'inherit' })
 process.exit(result.status ?? 1)

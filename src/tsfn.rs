@@ -228,3 +228,49 @@ unsafe extern "C" fn call_js<M>(
     let env = Env::from_raw(env);
     inner.handle_waiting(&env, Drain::Signal);
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// ARCHITECTURE.md "No Rust panic reaches Node": a handler that panics
+    /// on the JavaScript thread loses its message, nothing else. The handler
+    /// never touches the environment here, so a null one stands for Node's.
+    #[test]
+    fn a_panicking_handler_loses_its_message_only() {
+        let handled = Arc::new(AtomicUsize::new(0));
+        let count = handled.clone();
+        let inner = Inner {
+            raw: Mutex::new(None),
+            handler: Box::new(move |_env: &Env, message: u32| {
+                if message == 2 {
+                    panic!("tsfn test: the handler panics");
+                }
+                count.fetch_add(1, Ordering::SeqCst);
+            }),
+            queue: Mutex::new(Queue {
+                messages: vec![1, 2, 3],
+                polling: false,
+                signalled: true,
+            }),
+        };
+        let env = Env::from_raw(ptr::null_mut());
+        inner.handle_waiting(&env, Drain::Signal);
+        assert_eq!(
+            handled.load(Ordering::SeqCst),
+            2,
+            "messages 1 and 3 were handled"
+        );
+        let queue = inner.queue.lock();
+        assert!(queue.messages.is_empty());
+        assert!(!queue.signalled, "the signal was spent");
+        drop(queue);
+        // The channel keeps working after the panic.
+        inner.queue.lock().messages.push(4);
+        inner.handle_waiting(&env, Drain::Polling(true));
+        assert_eq!(handled.load(Ordering::SeqCst), 3);
+        assert!(inner.queue.lock().polling);
+    }
+}

@@ -10,6 +10,8 @@
 mod scope;
 
 #[cfg(test)]
+mod bound_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::HashMap;

@@ -6,6 +6,8 @@ mod agent_run;
 mod gate;
 pub mod host;
 mod leg;
+#[cfg(test)]
+mod panic_tests;
 pub mod pieces;
 mod request;
 mod run;

@@ -24,6 +24,8 @@ mod toolbox;
 mod vm;
 
 #[cfg(test)]
+mod bound_tests;
+#[cfg(test)]
 mod tests;
 
 pub use calls::{Arrived, CallKey, NamespaceTarget, Settlement};

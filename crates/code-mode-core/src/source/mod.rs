@@ -7,6 +7,8 @@
 //! `(async () => {` + newline + code + newline + `})()`, so line N of the user's
 //! source is line N + 1 of the script and columns are unchanged.
 
+#[cfg(test)]
+mod bound_tests;
 mod budget;
 mod decorators;
 mod guard;

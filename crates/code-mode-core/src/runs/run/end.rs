@@ -142,7 +142,18 @@ impl Run {
     /// Drops the VM (once); true when its runtime had to be retired.
     fn free_vm(&mut self) -> bool {
         let vm = self.vm.take();
-        catch_unwind(AssertUnwindSafe(move || vm.is_some_and(Vm::free))).unwrap_or(true)
+        #[cfg(test)]
+        let panics = crate::runs::panic_tests::panics_in_teardown(&self.agent_run);
+        // A panic while freeing counts as a retirement: the VM may be half gone.
+        catch_unwind(AssertUnwindSafe(move || {
+            let retired = vm.is_some_and(Vm::free);
+            #[cfg(test)]
+            if panics {
+                panic!("panic-tests: a panic in VM teardown");
+            }
+            retired
+        }))
+        .unwrap_or(true)
     }
 
     /// Fires the signals of the nested calls still in flight (once: they are
