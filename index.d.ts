@@ -303,8 +303,8 @@ export interface CodeModeDiagnostics {
    */
   abandonedWorkers: number
   /**
-   * Abandoned workers still finishing that call. Each engine keeps at most
-   * two beyond its own threads before it stops replacing them.
+   * Abandoned workers still finishing that call. While eight of them that
+   * were replaced are running, the process stops replacing them.
    */
   abandonedWorkersRunning: number
   /**
@@ -315,6 +315,11 @@ export interface CodeModeDiagnostics {
    * and the cell, when it had not been answered yet, got `internal_error`.
    */
   retiredVms: number
+  /**
+   * Execs and waits the watchdog answered before any worker started them:
+   * their budget ended (or they were aborted) while they waited for one.
+   */
+  answeredInQueue: number
   /**
    * Tools whose input schema did not compile, so their inputs are not
    * validated (the newest 64, one sentence each naming the tool).

@@ -3,10 +3,15 @@
 // that computes nothing while the pool is busy gets a thread of its own.
 // Every ordering below is decided by budgets hundreds of milliseconds apart,
 // never by how fast a cell computes.
+//
+// Workers stuck in calls that cannot be interrupted (the per-session limit
+// and the process cap of abandoned threads) are tested in the engine's own
+// suite (crates/code-mode-core/tests/watchdog.rs), where a host can hold a
+// worker for as long as the test needs.
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 
-import { codeModeFactory, tool } from './helpers.mjs'
+import { binding, codeModeFactory, tool } from './helpers.mjs'
 
 const codeModes = codeModeFactory()
 after(() => codeModes.closeAll())
@@ -70,5 +75,68 @@ describe('fair scheduling across sessions', () => {
     assert.deepEqual([first.status, second.status, third.status], ['completed', 'completed', 'completed'])
     assert.ok(Math.abs(first.value - second.value) < 300, `the two busy cells started together: ${first.value}, ${second.value}`)
     assert.ok(third.value >= Math.min(first.value, second.value) + 400, 'the third cell of the session waited for one of its own to end')
+  })
+})
+
+// docs/scheduling.md rule 7: a cell no worker starts is answered by the end
+// of its budget, by the watchdog, even while every thread of the pool stays
+// busy. The busy cells spin for 20 s and are aborted once the queued cell is
+// answered: on a pool that answered queued cells only when a worker came
+// free, the queued cell would come after them.
+describe('a queued cell is always answered', () => {
+  /** Fills the pool of a one-worker instance (one worker, and one thread more for a second session) with two spinning cells. */
+  function fill(codeMode, order) {
+    const controllers = [new AbortController(), new AbortController()]
+    const busy = ['a', 'b'].map((session, i) =>
+      track(order, session, surface(codeMode, session, 20000).exec({ code: SPIN }, { signal: controllers[i].signal })),
+    )
+    return { busy, abort: () => controllers.forEach((c) => c.abort()) }
+  }
+
+  test('an exec queued behind a pool that stays busy is answered timeout at its deadline', async () => {
+    const codeMode = codeModes.create({ enabled: true }, { workerThreads: 1 })
+    const before = binding.codeModeDiagnostics().answeredInQueue
+    const order = []
+    const pool = fill(codeMode, order)
+    const queued = await track(order, 'c', surface(codeMode, 'c', 300).exec({ code: 'return 1 + 1' }))
+    assert.deepEqual(order, ['c'], 'answered while both busy cells still compute')
+    assert.equal(queued.status, 'failed')
+    assert.equal(queued.code, 'timeout')
+    assert.equal(queued.error, 'code mode timeout exceeded.')
+    assert.equal(binding.codeModeDiagnostics().answeredInQueue - before, 1)
+    pool.abort()
+    const busy = await Promise.all(pool.busy)
+    assert.deepEqual(busy.map((r) => r.code), ['aborted', 'aborted'])
+  })
+
+  test('a wait queued behind a pool that stays busy answers waiting under the same runId, and its run is kept', async () => {
+    const codeMode = codeModes.create({ enabled: true }, { workerThreads: 1 })
+    let release
+    const released = new Promise((resolve) => (release = resolve))
+    const parked = codeMode.prepareRun({
+      runId: 'c-run',
+      sessionId: 'c',
+      tools: TOOLS,
+      agentConfig: { timeoutMs: 300 },
+      executeTool: async (call) => {
+        await released
+        return call.input
+      },
+    })
+    const first = await parked.exec({ code: 'const r = await tools.call("echo", { v: 5 }); return r.v' })
+    assert.equal(first.status, 'waiting', `${first.code}: ${first.error}`)
+    const order = []
+    const pool = fill(codeMode, order)
+    const waited = await track(order, 'c', parked.wait({ runId: first.runId }))
+    assert.deepEqual(order, ['c'], 'answered while both busy cells still compute')
+    assert.equal(waited.status, 'waiting')
+    assert.equal(waited.runId, first.runId)
+    assert.equal(codeMode.suspendedRunCount(), 1)
+    pool.abort()
+    await Promise.all(pool.busy)
+    release()
+    const done = await parked.wait({ runId: first.runId })
+    assert.equal(done.status, 'completed', `${done.code}: ${done.error}`)
+    assert.equal(done.value, 5)
   })
 })

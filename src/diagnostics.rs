@@ -13,8 +13,8 @@ pub struct CodeModeDiagnostics {
     /// period), so its call was answered from outside and a fresh worker took
     /// its place.
     pub abandoned_workers: u32,
-    /// Abandoned workers still finishing that call. Each engine keeps at most
-    /// two beyond its own threads before it stops replacing them.
+    /// Abandoned workers still finishing that call. While eight of them that
+    /// were replaced are running, the process stops replacing them.
     pub abandoned_workers_running: u32,
     /// QuickJS runtimes retired in this process instead of freed normally:
     /// the engine's teardown found objects it had leaked (an engine bug a
@@ -22,6 +22,9 @@ pub struct CodeModeDiagnostics {
     /// unlucky allocation). The runtime's memory was released all the same,
     /// and the cell, when it had not been answered yet, got `internal_error`.
     pub retired_vms: u32,
+    /// Execs and waits the watchdog answered before any worker started them:
+    /// their budget ended (or they were aborted) while they waited for one.
+    pub answered_in_queue: u32,
     /// Tools whose input schema did not compile, so their inputs are not
     /// validated (the newest 64, one sentence each naming the tool).
     pub schema_problems: Vec<String>,
@@ -38,6 +41,7 @@ pub fn code_mode_diagnostics() -> CodeModeDiagnostics {
         retired_vms: saturate(
             usize::try_from(code_mode_core::runs::retired_vms()).unwrap_or(usize::MAX),
         ),
+        answered_in_queue: saturate(code_mode_core::runs::answered_in_queue()),
         schema_problems: code_mode_core::validation::schema_problems(),
     }
 }

@@ -123,13 +123,28 @@ pub const WATCHDOG_INTERVAL: Duration = Duration::from_millis(100);
 /// watchdog hands it to another worker ([scheduling](docs/scheduling.md)).
 pub const STRANDED_GRACE: Duration = Duration::from_millis(10);
 
-/// The most abandoned worker threads of one engine that may still be finishing
-/// a builtin call before the engine stops replacing abandoned workers (it
-/// starts the replacement when one gets back). With the vendored QuickJS's
-/// polling builtins, a worker is abandoned only inside one long call, bounded
-/// by the memory limit; this caps what a determined cell can take beyond the
-/// pool's own threads.
-pub const MAX_ABANDONED_WORKERS: usize = 2;
+/// The most abandoned threads one session may have still running (a thread
+/// is charged to the session of the call it got stuck in: its `sessionKey`,
+/// else its `sessionId`, else its agent run). A session that has this many
+/// starts no new cell, nor any other job, until one of them gets back: its
+/// jobs wait in its own queue, and one whose budget ends there is answered
+/// `runtime_unavailable` ([`session_threads_stuck`]). Two, because one honest
+/// cell that hit a slow builtin once should not keep its session from the
+/// pool, while a session that keeps getting workers stuck stops at two
+/// threads (and their VMs) instead of taking one more per cell.
+///
+/// [`session_threads_stuck`]: crate::messages::session_threads_stuck
+pub const MAX_ABANDONED_PER_SESSION: usize = 2;
+
+/// The most abandoned threads in the whole process (all engines) that have a
+/// replacement worker while they are still running. Past it an abandoned
+/// worker's place stays empty until it gets back (or until the process has
+/// room again), so the process never runs more threads than its pools' own
+/// plus this many. Each abandoned thread holds its VM (up to
+/// `memoryLimitBytes`, 64 MiB by default) and a core until its call ends:
+/// eight is 512 MiB at the default, and four sessions at their limit of
+/// [`MAX_ABANDONED_PER_SESSION`].
+pub const MAX_REPLACED_ABANDONED: usize = 8;
 
 /// The most worker threads one engine runs (`workerThreads` is clamped to it).
 pub const MAX_WORKER_THREADS: usize = 16;

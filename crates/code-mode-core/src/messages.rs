@@ -2,9 +2,9 @@
 //! lists them; they are part of the contract, byte for byte.
 
 use crate::limits::{
-    MAX_DEPTH, MAX_OPENING_UNITS, MAX_REWRITTEN_CONSTRUCTS, MAX_SAME_NAME_PAIRS, MAX_SOURCE_BYTES,
-    MAX_TIMERS, NAMESPACE_CALLABLES, NAMESPACE_SCOPE_BYTES, NAMESPACE_SCOPE_DEPTH,
-    NAMESPACE_SCOPE_NODES,
+    MAX_ABANDONED_PER_SESSION, MAX_DEPTH, MAX_OPENING_UNITS, MAX_REPLACED_ABANDONED,
+    MAX_REWRITTEN_CONSTRUCTS, MAX_SAME_NAME_PAIRS, MAX_SOURCE_BYTES, MAX_TIMERS,
+    NAMESPACE_CALLABLES, NAMESPACE_SCOPE_BYTES, NAMESPACE_SCOPE_DEPTH, NAMESPACE_SCOPE_NODES,
 };
 
 pub const MODULE_ACCESS_DISABLED: &str = "code mode module access is disabled.";
@@ -80,6 +80,19 @@ pub fn source_too_large() -> String {
     format!("code must be at most {MAX_SOURCE_BYTES} bytes.")
 }
 pub const INTERNAL: &str = "code mode internal error.";
+
+/// An exec whose budget ended while it waited for a worker, its session
+/// having [`MAX_ABANDONED_PER_SESSION`] abandoned threads still running.
+pub fn session_threads_stuck() -> String {
+    format!("code mode runtime could not start: this session's earlier cells hold {MAX_ABANDONED_PER_SESSION} worker threads stuck in calls that cannot be interrupted, the most one session may hold; its new cells wait until one of them ends, and this cell's budget ran out first. The cell did not run.")
+}
+
+/// An exec whose budget ended while it waited for a worker, its pool short
+/// of workers because [`MAX_REPLACED_ABANDONED`] abandoned threads of the
+/// process already have a replacement.
+pub fn process_threads_stuck() -> String {
+    format!("code mode runtime could not start: {MAX_REPLACED_ABANDONED} worker threads of this process are stuck in calls that cannot be interrupted, the most it replaces; no worker came free before this cell's budget ran out. The cell did not run.")
+}
 
 // --- The catalog ---
 

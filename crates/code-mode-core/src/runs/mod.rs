@@ -25,7 +25,7 @@ pub use self::gate::Gate;
 pub use self::leg::Done;
 pub use self::request::{ExecRequest, WaitRequest};
 pub use self::store::Refusal;
-pub use self::worker::{abandoned_workers, hand_offs_block, host_turn};
+pub use self::worker::{abandoned_workers, answered_in_queue, hand_offs_block, host_turn};
 #[cfg(feature = "test-hooks")]
 pub use crate::sandbox::fault;
 pub use crate::sandbox::{guest_globals, retired_vms, Control, Stop, Toolbox};
@@ -160,7 +160,8 @@ impl Engine {
         }
         let leg = Leg::new(done, control.clone(), run.agent_run(), run.restart_safe());
         self.track(&control);
-        self.workers.submit(Job::resume(run, request, control, leg));
+        self.workers
+            .submit_resume(Job::resume(run, request, control, leg));
     }
 
     /// Answers an exec or wait the host refused before it reached the engine

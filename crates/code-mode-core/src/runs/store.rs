@@ -13,10 +13,12 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use super::agent_run::RunOwner;
-use super::run::{Disposition, Parking, Run};
+use super::host::Waker;
+use super::run::{stopped_result, Disposition, Job, Parking, Run, Step};
 use crate::limits::MAX_PARKED_RUNS;
 use crate::messages;
-use crate::result::ErrorCode;
+use crate::result::{ErrorCode, RunResult};
+use crate::sandbox::Stop;
 
 /// Why the store would not take a run in, or give one out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +80,10 @@ struct State {
     /// Dropped runs whose VMs the expiry thread frees (never the caller's
     /// thread, which may be Node's).
     graveyard: Vec<Run>,
+    /// Jobs holding a run that no worker started before their budget ended
+    /// (or their call was stopped): the expiry thread ends their leg as a
+    /// worker would have ([`Store::lapse`]).
+    lapsed: Vec<Job>,
     closed: bool,
 }
 
@@ -139,6 +145,44 @@ impl Store {
             self.release(id);
         }
         self.bury(run);
+    }
+
+    /// Ends the leg of a job that holds a run, which no worker started before
+    /// its budget ended or its call was stopped (every worker may be stuck):
+    /// on the expiry thread, as a worker would have. A wait parks its run
+    /// again untouched under the same id and answers `waiting` (results
+    /// that arrived stay for the next wait); a run moved off an abandoned
+    /// worker parks as at any deadline; a stopped one is dropped and its
+    /// call answered. None of these runs guest code. After close the run is
+    /// dropped and the call answered as closed.
+    pub(super) fn lapse(&self, job: Job) {
+        let mut state = self.state.lock();
+        if state.closed {
+            drop(state);
+            let (leg, taken) = job.into_refused();
+            if let Some(run) = taken {
+                self.drop_taken(run);
+            }
+            return leg.report(stopped_result(Stop::Closed));
+        }
+        state.lapsed.push(job);
+        drop(state);
+        self.changed.notify_all();
+    }
+
+    /// Ends the leg of a lapsed job (see [`Store::lapse`]), on the expiry
+    /// thread.
+    fn end_lapsed(&self, job: Job) {
+        let waker: Waker = Arc::new(|| {});
+        match job.start(waker) {
+            Step::Ended(run, end) => self.land(run.finish(end)),
+            // Not reached: a leg whose budget is over or that was stopped
+            // ends before it could await anything.
+            Step::Awaiting(run) => {
+                let internal = RunResult::failed(ErrorCode::InternalError, messages::INTERNAL);
+                self.land(Disposition::Report(run, internal));
+            }
+        }
     }
 
     /// Takes the run in under its new id (replacing the marker of the id it
@@ -238,15 +282,23 @@ impl Store {
     /// Drops every parked run (their nested calls are aborted) and stops the
     /// expiry thread.
     pub fn close(&self) {
-        let (entries, buried) = {
+        let (entries, buried, lapsed) = {
             let mut state = self.state.lock();
             state.closed = true;
             let entries: Vec<Entry> = state.entries.drain().map(|(_, entry)| entry).collect();
-            (entries, std::mem::take(&mut state.graveyard))
+            let lapsed = std::mem::take(&mut state.lapsed);
+            (entries, std::mem::take(&mut state.graveyard), lapsed)
         };
         self.changed.notify_all();
         discard(entries);
         buried.into_iter().for_each(Run::discard);
+        for job in lapsed {
+            let (leg, taken) = job.into_refused();
+            if let Some(run) = taken {
+                self.drop_taken(run);
+            }
+            leg.report(stopped_result(Stop::Closed));
+        }
         if let Some(handle) = self.expiry.lock().take() {
             let _ = handle.join();
         }
@@ -267,12 +319,13 @@ fn expire(store: Weak<Store>) {
         let Some(store) = store.upgrade() else {
             return;
         };
-        let (expired, buried) = {
+        let (expired, buried, lapsed) = {
             let mut state = store.state.lock();
             if state.closed {
                 return;
             }
             let buried = std::mem::take(&mut state.graveyard);
+            let lapsed = std::mem::take(&mut state.lapsed);
             let now = Instant::now();
             let ids: Vec<String> = state
                 .entries
@@ -286,7 +339,7 @@ fn expire(store: Weak<Store>) {
                 .iter()
                 .filter_map(|id| state.entries.remove(id))
                 .collect();
-            if expired.is_empty() && buried.is_empty() {
+            if expired.is_empty() && buried.is_empty() && lapsed.is_empty() {
                 let next = state
                     .entries
                     .values()
@@ -302,8 +355,12 @@ fn expire(store: Weak<Store>) {
                     .changed
                     .wait_until(&mut state, until.min(now + Duration::from_secs(1)));
             }
-            (expired, buried)
+            (expired, buried, lapsed)
         };
+        // Calls waiting for an answer first, then the freeing.
+        for job in lapsed {
+            store.end_lapsed(job);
+        }
         discard(expired);
         buried.into_iter().for_each(Run::discard);
     }

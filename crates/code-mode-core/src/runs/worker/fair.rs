@@ -8,9 +8,17 @@
 //! on a thread the pool adds for it, up to as many again. The cores are then
 //! shared by the operating system, which preempts the flood for the quiet
 //! session's cell, instead of the quiet cell waiting until a flood cell ends.
+//!
+//! A session whose calls got [`MAX_ABANDONED_PER_SESSION`] workers stuck
+//! (abandoned threads still running, charged to it) starts nothing until one
+//! of them gets back: its jobs wait behind its own stuck work, and the other
+//! sessions' jobs go past them.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
+use std::time::Instant;
+
+use crate::limits::MAX_ABANDONED_PER_SESSION;
 
 /// Who a job is fair to: the session of its agent run (see
 /// [`RunOwner::session`](crate::runs::RunOwner::session)).
@@ -27,6 +35,9 @@ pub(super) struct Fair<J> {
     /// How many workers compute at once before sessions share the cores:
     /// the pool's size.
     size: usize,
+    /// The session each abandoned thread still running is charged to (the
+    /// session of the call it got stuck in): by worker index.
+    stuck: HashMap<usize, Session>,
 }
 
 /// Why a job may start now.
@@ -46,6 +57,7 @@ impl<J> Fair<J> {
             turns: VecDeque::new(),
             handed: HashMap::new(),
             size,
+            stuck: HashMap::new(),
         }
     }
 
@@ -93,9 +105,58 @@ impl<J> Fair<J> {
     }
 
     /// The session whose job goes next: the one with the fewest jobs handed
-    /// out, the one served least recently among equals.
+    /// out, the one served least recently among equals; never one at its
+    /// limit of abandoned threads.
     fn first(&self) -> Option<usize> {
-        (0..self.turns.len()).min_by_key(|&i| self.handed_for(&self.turns[i]))
+        (0..self.turns.len())
+            .filter(|&i| !self.at_limit(&self.turns[i]))
+            .min_by_key(|&i| self.handed_for(&self.turns[i]))
+    }
+
+    /// Charges the abandoned thread of `worker` to `session` until it gets
+    /// back ([`Fair::discharge`]).
+    pub(super) fn charge(&mut self, worker: usize, session: Session) {
+        self.stuck.insert(worker, session);
+    }
+
+    /// The abandoned thread of `worker` got back: it no longer counts.
+    pub(super) fn discharge(&mut self, worker: usize) {
+        self.stuck.remove(&worker);
+    }
+
+    /// Abandoned threads still running that are charged to `session`.
+    pub(super) fn stuck_for(&self, session: &str) -> usize {
+        self.stuck.values().filter(|s| &***s == session).count()
+    }
+
+    /// Whether `session` has as many abandoned threads still running as one
+    /// session may have: its jobs do not start.
+    pub(super) fn at_limit(&self, session: &str) -> bool {
+        self.stuck_for(session) >= MAX_ABANDONED_PER_SESSION
+    }
+
+    /// Takes out every waiting job `lapsed` says will never be worth
+    /// starting (its budget is over, or it was stopped).
+    pub(super) fn take_lapsed(&mut self, lapsed: impl Fn(&J) -> bool) -> Vec<J> {
+        let mut taken = Vec::new();
+        self.waiting.retain(|_, jobs| {
+            if jobs.iter().any(&lapsed) {
+                let (gone, kept): (VecDeque<J>, VecDeque<J>) = std::mem::take(jobs)
+                    .into_iter()
+                    .partition(|job| lapsed(job));
+                taken.extend(gone);
+                *jobs = kept;
+            }
+            !jobs.is_empty()
+        });
+        let waiting = &self.waiting;
+        self.turns.retain(|session| waiting.contains_key(session));
+        taken
+    }
+
+    /// The earliest of `deadline` over the waiting jobs.
+    pub(super) fn earliest(&self, deadline: impl Fn(&J) -> Instant) -> Option<Instant> {
+        self.waiting.values().flatten().map(deadline).min()
     }
 
     /// Whether the next job may start while `busy` workers compute, and why.
@@ -143,7 +204,10 @@ impl<J> Fair<J> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::{Duration, Instant};
+
     use super::{Admission, Fair, Session};
+    use crate::limits::MAX_ABANDONED_PER_SESSION;
 
     fn session(name: &str) -> Session {
         name.into()
@@ -229,5 +293,58 @@ mod tests {
         assert_eq!(jobs, [1, 2, 3]);
         assert!(fair.is_empty());
         assert!(fair.next(0).is_none());
+    }
+
+    #[test]
+    fn a_session_at_its_limit_of_stuck_threads_waits_while_others_go() {
+        let mut fair = Fair::new(4);
+        fair.push(session("stuck"), "stuck 0");
+        fair.push(session("other"), "other 0");
+        // One thread short of the limit: the session still starts cells.
+        for worker in 0..MAX_ABANDONED_PER_SESSION - 1 {
+            fair.charge(100 + worker, session("stuck"));
+        }
+        assert!(!fair.at_limit("stuck"));
+        assert_eq!(fair.peek(0), Some(Admission::Within));
+        let (_, first) = fair.next(0).unwrap();
+        assert_eq!(first, "stuck 0");
+        fair.push(session("stuck"), "stuck 1");
+        // At the limit: its jobs wait, the other session's go past them.
+        fair.charge(200, session("stuck"));
+        assert_eq!(fair.stuck_for("stuck"), MAX_ABANDONED_PER_SESSION);
+        assert!(fair.at_limit("stuck"));
+        assert!(
+            !fair.at_limit("other"),
+            "charged to the session that caused it"
+        );
+        let (_, second) = fair.next(0).unwrap();
+        assert_eq!(second, "other 0");
+        assert!(fair.next(0).is_none(), "the stuck session's job waits");
+        assert_eq!(fair.peek(0), None);
+        // One of its threads got back: its job starts.
+        fair.discharge(200);
+        let (_, third) = fair.next(0).unwrap();
+        assert_eq!(third, "stuck 1");
+    }
+
+    #[test]
+    fn lapsed_jobs_are_taken_out_and_the_earliest_deadline_is_known() {
+        let now = Instant::now();
+        let at = |ms: u64| now + Duration::from_millis(ms);
+        let mut fair = Fair::new(1);
+        fair.push(session("a"), ("a0", at(100)));
+        fair.push(session("a"), ("a1", at(300)));
+        fair.push(session("b"), ("b0", at(200)));
+        fair.push(session("c"), ("c0", at(50)));
+        assert_eq!(fair.earliest(|job| job.1), Some(at(50)));
+        let mut lapsed = fair.take_lapsed(|job| job.1 <= at(150));
+        lapsed.sort();
+        assert_eq!(lapsed, [("a0", at(100)), ("c0", at(50))]);
+        assert_eq!(fair.earliest(|job| job.1), Some(at(200)));
+        // The sessions left keep their turns; an emptied one has none.
+        let order: Vec<&str> = std::iter::from_fn(|| fair.next(0).map(|(_, job)| job.0)).collect();
+        assert_eq!(order, ["a1", "b0"]);
+        assert!(fair.is_empty());
+        assert_eq!(fair.earliest(|job| job.1), None);
     }
 }

@@ -16,7 +16,16 @@
 //! stop) by [`WATCHDOG_GRACE`](crate::limits::WATCHDOG_GRACE): the call gets its `timeout` (or abort/close)
 //! result, the worker is abandoned to finish on its own and exit, and a fresh
 //! worker takes its place. Nothing waits on an abandoned thread, `close()`
-//! included.
+//! included. The abandoned thread is charged to the session of the call it
+//! got stuck in: a session with
+//! [`MAX_ABANDONED_PER_SESSION`](crate::limits::MAX_ABANDONED_PER_SESSION)
+//! of them starts nothing until one gets back, and past
+//! [`MAX_REPLACED_ABANDONED`] in the process an abandoned worker is replaced
+//! only when there is room again ([`Abandoned`]).
+//!
+//! A job no worker has started when its budget ends (or when it is stopped)
+//! is answered by the watchdog, not by a worker: so every exec and wait gets
+//! its answer even when every worker of the pool is stuck ([`lapse`]).
 
 mod contention;
 mod cpus;
@@ -34,21 +43,49 @@ use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex, RwLock};
 
+use std::collections::HashMap;
+
 use super::leg::Leg;
 use super::run::{refill_spare, stopped_result, Job, Run};
 use super::store::Store;
-use crate::limits::{MAX_ABANDONED_WORKERS, WORKER_STACK_BYTES};
+use crate::limits::{MAX_REPLACED_ABANDONED, WORKER_STACK_BYTES};
+use crate::messages;
+use crate::result::{ErrorCode, RunResult};
 use crate::sandbox::Stop;
 use fair::{Admission, Fair, Session};
 use thread::Worker;
 use watchdog::watch;
 
+/// A job, and whether it holds a run (a parked run a wait resumes, or a run
+/// moved off an abandoned worker): what the pool must know of it to answer
+/// it without starting it ([`lapse`]).
+struct Queued {
+    job: Job,
+    holds_run: bool,
+}
+
+impl Queued {
+    /// Whether the job is not worth starting any more: its budget is over,
+    /// or its call was stopped (aborted, closed).
+    fn lapsed(&self, now: Instant) -> bool {
+        let leg = self.job.leg();
+        leg.stopped() || now >= leg.deadline()
+    }
+
+    fn deadline(&self) -> Instant {
+        self.job.leg().deadline()
+    }
+}
+
 struct Queue {
-    /// Jobs no worker was handed yet, and who computes for which session.
-    fair: Fair<Job>,
+    /// Jobs no worker was handed yet, who computes for which session, and
+    /// which sessions abandoned threads are charged to.
+    fair: Fair<Queued>,
     /// Workers waiting with nothing to compute, most recent last, and whether
     /// they hold runs that await nested calls.
     idle: Vec<(usize, bool)>,
+    /// This engine's abandoned threads still running.
+    abandoned: Abandoned,
     closed: bool,
 }
 
@@ -74,7 +111,7 @@ impl Queue {
 /// What a worker is handed: jobs for it alone, and news about its runs.
 #[derive(Default)]
 struct Intake {
-    jobs: Vec<Job>,
+    jobs: Vec<Queued>,
     /// Something happened to one of the worker's runs (a settlement, a stop).
     woken: bool,
 }
@@ -115,39 +152,79 @@ impl Slot {
     }
 }
 
+/// This engine's abandoned threads still running, by worker index, and
+/// whether each has a replacement already. The process-wide count of those
+/// that do is kept at most [`MAX_REPLACED_ABANDONED`]; the others owe their
+/// replacement, which starts when they get back or when the process has room
+/// again, whichever comes first.
 #[derive(Default)]
 struct Abandoned {
-    running: usize,
-    owed: usize,
+    threads: HashMap<usize, bool>,
 }
 
 impl Abandoned {
-    /// Counts a worker just abandoned; true when a replacement may start now.
-    fn abandon(&mut self) -> bool {
-        ABANDONED_TOTAL.fetch_add(1, Ordering::Relaxed);
-        ABANDONED_RUNNING.fetch_add(1, Ordering::Relaxed);
-        self.running += 1;
-        if self.running > MAX_ABANDONED_WORKERS {
-            self.owed += 1;
-            return false;
-        }
-        true
+    /// Counts the thread of `worker`, just abandoned; true when a replacement
+    /// may start now. `replaced` counts the process's abandoned threads that
+    /// have one.
+    fn abandon(&mut self, worker: usize, replaced: &AtomicUsize) -> bool {
+        let now = reserve(replaced);
+        self.threads.insert(worker, now);
+        now
     }
 
-    /// Counts an abandoned worker that got back; true when it owes a
-    /// replacement.
-    fn returned(&mut self) -> bool {
-        ABANDONED_RUNNING.fetch_sub(1, Ordering::Relaxed);
-        self.running = self.running.saturating_sub(1);
-        let owed = self.owed > 0;
-        self.owed -= usize::from(owed);
-        owed
+    /// Gives one thread that owes its replacement a place under the cap, if
+    /// the process has room: true when its replacement may start now.
+    fn promote(&mut self, replaced: &AtomicUsize) -> bool {
+        let Some(owed) = self.threads.values_mut().find(|replaced| !**replaced) else {
+            return false;
+        };
+        *owed = reserve(replaced);
+        *owed
     }
+
+    /// The thread of `worker` got back; true when it still owed its
+    /// replacement (which starts now).
+    fn returned(&mut self, worker: usize, replaced: &AtomicUsize) -> bool {
+        match self.threads.remove(&worker) {
+            Some(true) => {
+                replaced.fetch_sub(1, Ordering::AcqRel);
+                false
+            }
+            Some(false) => true,
+            None => false,
+        }
+    }
+
+    /// Abandoned threads whose place in the pool is still empty.
+    fn owed(&self) -> usize {
+        self.threads.values().filter(|replaced| !**replaced).count()
+    }
+}
+
+/// Takes one place under [`MAX_REPLACED_ABANDONED`] in `replaced`, if any is
+/// left.
+fn reserve(replaced: &AtomicUsize) -> bool {
+    replaced
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < MAX_REPLACED_ABANDONED).then_some(n + 1)
+        })
+        .is_ok()
 }
 
 /// Workers abandoned in this process, and those still finishing their call.
 static ABANDONED_TOTAL: AtomicUsize = AtomicUsize::new(0);
 static ABANDONED_RUNNING: AtomicUsize = AtomicUsize::new(0);
+/// Abandoned threads of this process still running that have a replacement:
+/// at most [`MAX_REPLACED_ABANDONED`].
+static ABANDONED_REPLACED: AtomicUsize = AtomicUsize::new(0);
+/// Execs and waits the watchdog answered before any worker started them.
+static ANSWERED_IN_QUEUE: AtomicUsize = AtomicUsize::new(0);
+
+/// How many execs and waits of this process the watchdog answered while they
+/// waited for a worker (their budget ended there, or they were stopped).
+pub fn answered_in_queue() -> usize {
+    ANSWERED_IN_QUEUE.load(Ordering::Relaxed)
+}
 
 /// How many workers the watchdog has abandoned in this process, and how many
 /// of them are still finishing the builtin call they were stuck in.
@@ -165,9 +242,6 @@ struct Pool {
     slots: RwLock<Vec<Arc<Slot>>>,
     /// Workers running and not abandoned.
     live: Mutex<usize>,
-    /// Abandoned workers still finishing a builtin call, and the replacements
-    /// owed because that count reached [`MAX_ABANDONED_WORKERS`].
-    abandoned: Mutex<Abandoned>,
     exited: Condvar,
     /// Wakes the watchdog early (at shutdown).
     watchdog_bell: Condvar,
@@ -175,13 +249,13 @@ struct Pool {
 }
 
 impl Pool {
-    fn submit(self: &Arc<Self>, job: Job) {
+    fn submit(self: &Arc<Self>, job: Queued) {
         let mut queue = self.queue.lock();
         if queue.closed {
             drop(queue);
-            return self.refuse(job);
+            return self.refuse(job.job);
         }
-        let session: Session = job.leg().session().into();
+        let session: Session = job.job.leg().session().into();
         queue.fair.push(session, job);
         self.dispatch(&mut queue);
     }
@@ -217,7 +291,7 @@ impl Pool {
                     if let Err((_, job)) = self.spawn_locked(queue, Some((session, job))) {
                         // No thread to be had: it waits for a worker.
                         if let Some(job) = job {
-                            queue.fair.push_front(job.leg().session().into(), job);
+                            queue.fair.push_front(job.job.leg().session().into(), job);
                         }
                         return;
                     }
@@ -241,24 +315,36 @@ impl Pool {
         self.slots.read()[index].clone()
     }
 
-    /// Counts a worker just abandoned; true when a replacement may start now.
-    /// Past [`MAX_ABANDONED_WORKERS`] the replacement is owed instead, and
-    /// starts when an abandoned worker gets back: a cell that keeps workers
-    /// busy in builtins never holds more than that many threads beyond the
-    /// pool's size.
-    fn abandon_one(&self) -> bool {
-        self.abandoned.lock().abandon()
+    /// The abandoned thread of worker `index` is back and exiting: it no
+    /// longer counts against its session (whose jobs may start again), and
+    /// a replacement it still owed starts now.
+    fn abandoned_returned(self: &Arc<Self>, index: usize) {
+        ABANDONED_RUNNING.fetch_sub(1, Ordering::Relaxed);
+        let mut queue = self.queue.lock();
+        queue.fair.discharge(index);
+        let owed = queue.abandoned.returned(index, &ABANDONED_REPLACED);
+        if queue.closed {
+            return;
+        }
+        if owed {
+            let _ = self.spawn_locked(&mut queue, None);
+        }
+        self.dispatch(&mut queue);
     }
 
-    /// An abandoned worker is back and exiting: start a replacement it owed.
-    fn abandoned_returned(self: &Arc<Self>) {
-        let owed = self.abandoned.lock().returned();
-        if owed {
-            let mut queue = self.queue.lock();
-            if !queue.closed {
-                let _ = self.spawn_locked(&mut queue, None);
-                self.dispatch(&mut queue);
-            }
+    /// Starts the replacements this engine owes while the process has room
+    /// under [`MAX_REPLACED_ABANDONED`] (room another engine's thread made
+    /// by getting back).
+    fn replace_owed(self: &Arc<Self>, queue: &mut Queue) {
+        if queue.closed || queue.abandoned.owed() == 0 {
+            return;
+        }
+        let mut started = false;
+        while queue.abandoned.promote(&ABANDONED_REPLACED) {
+            started |= self.spawn_locked(queue, None).is_ok();
+        }
+        if started {
+            self.dispatch(queue);
         }
     }
 
@@ -273,8 +359,8 @@ impl Pool {
     fn spawn_locked(
         self: &Arc<Self>,
         queue: &mut Queue,
-        job: Option<(Session, Job)>,
-    ) -> Result<(), (std::io::Error, Option<Job>)> {
+        job: Option<(Session, Queued)>,
+    ) -> Result<(), (std::io::Error, Option<Queued>)> {
         let slot = Slot::new();
         let index = {
             let mut slots = self.slots.write();
@@ -309,7 +395,7 @@ impl Pool {
                     *pool.live.lock() -= 1;
                     pool.exited.notify_all();
                 } else {
-                    pool.abandoned_returned();
+                    pool.abandoned_returned(index);
                 }
             });
         if let Err(error) = spawned {
@@ -321,6 +407,42 @@ impl Pool {
             return Err((error, job));
         }
         Ok(())
+    }
+}
+
+/// Answers a job no worker started, from the watchdog's thread: its budget
+/// ended while it waited (or it was stopped meanwhile), and maybe no worker
+/// will be free for long (every one stuck, or its session at its limit). An
+/// exec is answered here and now: `aborted` or `runtime_unavailable` after a
+/// stop, else `runtime_unavailable` naming why no worker could take it
+/// (`why`), else `timeout`, the answer of an exec a worker takes too late. A
+/// job that holds a run goes to the store, which does on its own thread what
+/// a worker would have done ([`Store::lapse`]): a wait parks its run again
+/// under the same id and answers `waiting`; a run moved off an abandoned
+/// worker parks as at any deadline; a stopped one is dropped.
+fn lapse(pool: &Pool, job: Queued, why: Option<String>) {
+    ANSWERED_IN_QUEUE.fetch_add(1, Ordering::Relaxed);
+    if job.holds_run {
+        return pool.store.lapse(job.job);
+    }
+    let (leg, _) = job.job.into_refused();
+    let result = match why.filter(|_| !leg.stopped()) {
+        Some(message) => RunResult::failed(ErrorCode::RuntimeUnavailable, message),
+        None => leg.stuck_result(),
+    };
+    leg.report(result);
+}
+
+/// Why a job of `session` found no worker: its session is at its limit of
+/// abandoned threads, or the pool is short of workers because the process
+/// is at its cap. None when the pool was only busy.
+fn no_worker_because(queue: &Queue, session: &str) -> Option<String> {
+    if queue.fair.at_limit(session) {
+        Some(messages::session_threads_stuck())
+    } else if queue.abandoned.owed() > 0 {
+        Some(messages::process_threads_stuck())
+    } else {
+        None
     }
 }
 
@@ -338,11 +460,11 @@ impl Workers {
             queue: Mutex::new(Queue {
                 fair: Fair::new(size),
                 idle: Vec::new(),
+                abandoned: Abandoned::default(),
                 closed: false,
             }),
             slots: RwLock::new(Vec::new()),
             live: Mutex::new(0),
-            abandoned: Mutex::new(Abandoned::default()),
             exited: Condvar::new(),
             watchdog_bell: Condvar::new(),
             store,
@@ -362,23 +484,34 @@ impl Workers {
         })
     }
 
-    /// Hands a job to an idle worker, or queues it by the fairness rule.
-    /// After shutdown the job is refused at once.
+    /// Hands a new run (an exec) to an idle worker, or queues it by the
+    /// fairness rule. After shutdown the job is refused at once.
     pub(super) fn submit(&self, job: Job) {
-        self.pool.submit(job);
+        self.pool.submit(Queued {
+            job,
+            holds_run: false,
+        });
+    }
+
+    /// [`Workers::submit`] for a job that holds a run: a wait's.
+    pub(super) fn submit_resume(&self, job: Job) {
+        self.pool.submit(Queued {
+            job,
+            holds_run: true,
+        });
     }
 
     /// Refuses new jobs and waits until every worker has ended the runs it
     /// holds and exited (the caller stops the runs first). A worker stuck in
     /// native code is abandoned by the watchdog, not waited for.
     pub(super) fn shutdown(&self) {
-        let refused: Vec<Job> = {
+        let refused: Vec<Queued> = {
             let mut queue = self.pool.queue.lock();
             queue.closed = true;
             queue.fair.drain()
         };
         for job in refused {
-            self.pool.refuse(job);
+            self.pool.refuse(job.job);
         }
         let slots: Vec<Arc<Slot>> = self.pool.slots.read().clone();
         for slot in slots {
@@ -401,21 +534,54 @@ impl Workers {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     use super::Abandoned;
-    use crate::limits::MAX_ABANDONED_WORKERS;
+    use crate::limits::MAX_REPLACED_ABANDONED;
 
     #[test]
-    fn abandoned_workers_past_the_cap_owe_their_replacement() {
+    fn abandoned_threads_are_replaced_up_to_the_process_cap_and_owed_past_it() {
+        // Other engines of the process hold every place but one.
+        let replaced = AtomicUsize::new(MAX_REPLACED_ABANDONED - 1);
         let mut abandoned = Abandoned::default();
-        for _ in 0..MAX_ABANDONED_WORKERS {
-            assert!(abandoned.abandon(), "replaced at once up to the cap");
-        }
-        assert!(!abandoned.abandon(), "past the cap the replacement is owed");
-        assert!(!abandoned.abandon());
-        assert_eq!(abandoned.owed, 2);
-        assert!(abandoned.returned(), "a worker back starts an owed one");
-        assert!(abandoned.returned());
-        assert!(!abandoned.returned(), "nothing owed any more");
-        assert_eq!(abandoned.running, MAX_ABANDONED_WORKERS - 1);
+        assert!(abandoned.abandon(0, &replaced), "the cap's last place");
+        assert_eq!(replaced.load(Ordering::Acquire), MAX_REPLACED_ABANDONED);
+        assert!(
+            !abandoned.abandon(1, &replaced),
+            "past the cap the replacement is owed"
+        );
+        assert_eq!(replaced.load(Ordering::Acquire), MAX_REPLACED_ABANDONED);
+        assert_eq!(abandoned.owed(), 1);
+        assert!(!abandoned.promote(&replaced), "no room yet");
+        assert_eq!(abandoned.owed(), 1);
+        // A thread of another engine got back: room for the owed one.
+        replaced.fetch_sub(1, Ordering::AcqRel);
+        assert!(abandoned.promote(&replaced));
+        assert_eq!(abandoned.owed(), 0);
+        assert!(!abandoned.promote(&replaced), "nothing owed any more");
+        assert_eq!(replaced.load(Ordering::Acquire), MAX_REPLACED_ABANDONED);
+        // A replaced thread that gets back gives its place back, and owes
+        // nothing.
+        assert!(!abandoned.returned(1, &replaced));
+        assert_eq!(replaced.load(Ordering::Acquire), MAX_REPLACED_ABANDONED - 1);
+        assert!(!abandoned.returned(1, &replaced), "counted once");
+        assert_eq!(replaced.load(Ordering::Acquire), MAX_REPLACED_ABANDONED - 1);
+    }
+
+    #[test]
+    fn an_owed_thread_that_gets_back_starts_its_replacement_and_frees_no_place() {
+        let replaced = AtomicUsize::new(MAX_REPLACED_ABANDONED);
+        let mut abandoned = Abandoned::default();
+        assert!(!abandoned.abandon(4, &replaced));
+        assert!(!abandoned.abandon(5, &replaced));
+        assert_eq!(abandoned.owed(), 2);
+        assert!(
+            abandoned.returned(5, &replaced),
+            "its replacement starts now"
+        );
+        assert_eq!(abandoned.owed(), 1);
+        assert_eq!(replaced.load(Ordering::Acquire), MAX_REPLACED_ABANDONED);
+        assert!(abandoned.returned(4, &replaced));
+        assert_eq!(abandoned.owed(), 0);
     }
 }

@@ -179,7 +179,7 @@ impl Worker {
                 match queue.fair.next(busy) {
                     Some((session, job)) => {
                         queue.fair.hand(self.index, session);
-                        Some(job)
+                        Some(job.job)
                     }
                     None if queue.closed && !holding => return true,
                     None => {
@@ -259,7 +259,7 @@ impl Worker {
         if intake.jobs.is_empty() {
             return None;
         }
-        let job = intake.jobs.remove(0);
+        let job = intake.jobs.remove(0).job;
         *self.slot.current.lock() = Some(job.leg());
         Some(job)
     }
@@ -296,15 +296,20 @@ impl Worker {
     /// Keeps a run that awaits calls, or lands an ended leg in the store;
     /// either way the worker computes nothing after it.
     fn keep_or_land(&self, step: Step) {
-        *self.slot.step_began.lock() = None;
         match step {
             Step::Awaiting(run) => {
+                *self.slot.step_began.lock() = None;
                 let mut held = self.slot.held.lock();
                 held.push_back(run);
                 *self.slot.current.lock() = None;
             }
             Step::Ended(run, end) => {
+                // Landing is a step of its own (parking measures the heap,
+                // ending tears the VM down): runs held here that have
+                // something to do move on if it runs long.
+                *self.slot.step_began.lock() = Some(Instant::now());
                 self.pool.store.land(run.finish(end));
+                *self.slot.step_began.lock() = None;
                 *self.slot.current.lock() = None;
             }
         }
