@@ -183,7 +183,9 @@ describe('process exit (docs/parked-runs.md)', () => {
       const tools = [{ name: 'echo', description: '', source: 'openclaw' }, { name: 'slow', description: '', source: 'openclaw' }]
       const executeTool = (call) => call.name === 'echo' ? call.input : new Promise((resolve) => { release = () => resolve({ v: 42 }) })
       // Only the surface is kept: the CodeMode object is garbage at once.
-      const make = (runId) => b.createCodeMode({ config: { enabled: true, timeoutMs: 300 } }).prepareRun({ runId, sessionId: 's', tools, executeTool })
+      // A budget a loaded machine cannot spend before a cell starts: the
+      // parked exec below waits all of it.
+      const make = (runId) => b.createCodeMode({ config: { enabled: true, timeoutMs: 2000 } }).prepareRun({ runId, sessionId: 's', tools, executeTool })
       ;(async () => {
         const before = threads()
         let surface = make('kept')

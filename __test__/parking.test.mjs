@@ -347,9 +347,10 @@ describe('abort and close', () => {
   test('parked runs do not keep the process alive', () => {
     const script = `
       const b = require(${JSON.stringify(new URL('../index.js', import.meta.url).pathname)})
-      const cm = b.createCodeMode({ config: { enabled: true, timeoutMs: 100 } })
+      const cm = b.createCodeMode({ config: { enabled: true, timeoutMs: 10000 } })
       const run = cm.prepareRun({ runId: 'r', tools: [{ name: 'slow', description: '', source: 'openclaw' }], executeTool: () => new Promise(() => {}) })
-      run.exec({ code: 'await tools.slow({})' }).then((r) => console.log(r.status, cm.suspendedRunCount()))`
+      // Parked at once by the yield, with a call in flight that never settles.
+      run.exec({ code: 'tools.slow({}); await yield_control()' }).then((r) => console.log(r.status, cm.suspendedRunCount()))`
     const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20000 })
     assert.equal(child.status, 0, child.stderr)
     assert.equal(child.stdout.trim(), 'waiting 1')

@@ -382,12 +382,14 @@ describe('timers and parked runs', () => {
   test('a parked run with pending timers does not keep the process alive', () => {
     const script = `
       const b = require(${JSON.stringify(new URL('../index.js', import.meta.url).pathname)})
-      const cm = b.createCodeMode({ config: { enabled: true, timeoutMs: 100 } })
+      const cm = b.createCodeMode({ config: { enabled: true, timeoutMs: 10000 } })
       const run = cm.prepareRun({ runId: 'r', tools: [{ name: 'x', description: '', source: 'openclaw' }], executeTool: () => null })
-      run.exec({ code: 'setInterval(() => {}, 10); await new Promise((r) => setTimeout(r, 600000))' }).then((r) => console.log(r.status, cm.suspendedRunCount()))`
+      // Parked at once by the yield (not by a budget a loaded machine may
+      // spend before the cell starts), with an interval and a timer live.
+      run.exec({ code: 'setInterval(() => {}, 10); setTimeout(() => {}, 600000); await yield_control()' }).then((r) => console.log(r.status, cm.suspendedRunCount(), r.pendingToolCalls.map((c) => c.method).join()))`
     const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20000 })
     assert.equal(child.status, 0, child.stderr)
-    assert.equal(child.stdout.trim(), 'waiting 1')
+    assert.equal(child.stdout.trim(), 'waiting 1 yield,setInterval,setTimeout')
   })
 })
 
