@@ -187,6 +187,84 @@ describe('input validation', () => {
   })
 })
 
+/** `levels` definitions, each made by `link` from a `$ref` to the next: 2^levels checks for `{a: 1, b: 1}`. */
+function chain(levels, link) {
+  const $defs = { [`d${levels}`]: { type: 'object' } }
+  for (let level = levels - 1; level >= 0; level--) $defs[`d${level}`] = link({ $ref: `#/$defs/d${level + 1}` })
+  return { $defs, $ref: '#/$defs/d0' }
+}
+
+describe('what a cell can make validation cost', () => {
+  test('namespace calls against schemas whose checks would multiply, or that would take seconds to compile, are answered; the schemas are reported not checked', async () => {
+    const hostile = {
+      dependent_schemas: chain(40, (next) => ({ dependentSchemas: { a: next, b: next } })),
+      dependencies: { $schema: 'http://json-schema.org/draft-07/schema#', ...chain(40, (next) => ({ dependencies: { a: next, b: next } })) },
+      patterns: {
+        type: 'object',
+        patternProperties: Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`^\\p{L}+${i}$`, { type: 'string' }])),
+      },
+    }
+    const tools = Object.entries(hostile).map(([name, parameters]) => ({ name: `hostile_${name}`, description: name, source: 'openclaw', sourceName: 'hostile', parameters }))
+    binding.registerCodeModeNamespaceForPlugin('hostile', {
+      id: 'hostile-tools',
+      globalName: 'Hostile',
+      requiredToolNames: tools.map((tool) => tool.name),
+      createScope: () => Object.fromEntries(Object.keys(hostile).map((name) => [name, binding.createCodeModeNamespaceTool(`hostile_${name}`, ([input]) => input)])),
+    })
+    const calls = []
+    const run = codeModes.enabled().prepareRun({
+      runId: 'r',
+      tools,
+      executeTool: (call) => {
+        calls.push(call.name)
+        return { ok: true }
+      },
+    })
+    const result = await run.exec({
+      code: "return [await Hostile.dependent_schemas({ a: 1, b: 1 }), await Hostile.dependencies({ a: 1, b: 1 }), await Hostile.patterns({ Ж1: 1 })]",
+    })
+    assert.equal(result.status, 'completed', result.error)
+    assert.deepEqual(result.value, [{ ok: true }, { ok: true }, { ok: true }])
+    assert.deepEqual(calls, ['hostile_dependent_schemas', 'hostile_dependencies', 'hostile_patterns'])
+    const problems = binding.codeModeDiagnostics().schemaProblems
+    for (const [name, reason] of [
+      ['dependent_schemas', 'its alternatives multiply past what one check may cost'],
+      ['dependencies', 'its alternatives multiply past what one check may cost'],
+      ['patterns', 'its patterns cost more than 8192 units to compile together'],
+    ]) {
+      const expected = `tool hostile_${name} (openclaw:hostile:hostile_${name}): its input schema is not checked: ${reason}; its inputs are not validated.`
+      assert.ok(problems.includes(expected), `${expected}\n${problems.join('\n')}`)
+    }
+  })
+
+  test('a namespace call checked on the Node thread within its budget is refused with its problem; past it, without saying where', async () => {
+    // 2045 required names and `type`: 2048 units per input value (docs/nested-calls.md).
+    const names = Array.from({ length: 2045 }, (_, i) => `n${i}`)
+    const tools = [{ name: 'priced_tool', description: 'priced', source: 'openclaw', sourceName: 'priced', parameters: { type: 'object', required: names } }]
+    binding.registerCodeModeNamespaceForPlugin('priced', {
+      id: 'priced-tools',
+      globalName: 'Priced',
+      requiredToolNames: ['priced_tool'],
+      createScope: () => ({ call: binding.createCodeModeNamespaceTool('priced_tool', ([input]) => input) }),
+    })
+    const run = codeModes.enabled().prepareRun({ runId: 'r', tools, executeTool: () => ({ ok: true }) })
+    // Checking 1024 values costs 2^21 units (the budget), finding the error
+    // twice that: refused, without saying where. One value more: unchecked.
+    const { value } = await run.exec({
+      code: `${ATTEMPT} return [await attempt(() => Priced.call(new Array(1023).fill(0))), await attempt(() => Priced.call(new Array(1024).fill(0))), await attempt(() => Priced.call([]))]`,
+    })
+    const hint = 'tools.describe("openclaw:priced:priced_tool") shows its input schema.'
+    assert.deepEqual(
+      value.map((answer) => answer.error ?? answer.ok),
+      [
+        `Invalid input for Priced.call: input: does not match the schema (finding where would cost more than one check may). ${hint}`,
+        { ok: true },
+        `Invalid input for Priced.call: input: expected object, got an empty array. ${hint}`,
+      ],
+    )
+  })
+})
+
 describe('shell-shaped cells', () => {
   test('a cell that does not parse and reads like a shell command gets a hint; a program never does', async () => {
     const run = codeModes.enabled().prepareRun({ runId: 'r', tools: TOOLS, executeTool: () => null })

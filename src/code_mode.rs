@@ -4,11 +4,10 @@ use std::collections::HashSet;
 use std::sync::{Arc, OnceLock, Weak};
 
 use code_mode_core::config::CodeModeConfig as CoreConfig;
-use code_mode_core::limits::{
-    MAX_HOST_CHECKED_INPUT_BYTES, MAX_HOST_LISTED_INPUT_BYTES, MAX_WORKER_THREADS,
-};
+use code_mode_core::limits::MAX_WORKER_THREADS;
 use code_mode_core::model::{self, SurfacePlan};
 use code_mode_core::runs::Engine;
+use code_mode_core::validation::Site;
 use napi::bindgen_prelude::{Function, FunctionRef, JsObjectValue, Object, Unknown};
 use napi::{Env, Error, JsValue, Result, ValueType};
 use napi_derive::napi;
@@ -257,17 +256,16 @@ fn pusher<'env>(
 
 /// `validate(toolId, callee, inputText)` for `host.js`: a namespace call's
 /// mapped input against its tool's schema; the message of a refusal, or
-/// null. Runs on the JavaScript thread, bounded by the input's size.
+/// null. Runs on the JavaScript thread, within the bounds of
+/// `Site::NodeThread`: the schema was compiled on the worker that dispatched
+/// the call, the input is read only up to `MAX_HOST_CHECKED_INPUT_BYTES`, and
+/// the check only when the schema's analysis bounds its cost within
+/// `MAX_HOST_CHECK_WORK` (docs/nested-calls.md, "Input validation").
 fn validator(env: &Env, prepared: Weak<Prepared>) -> Result<FunctionRef<(), Option<String>>> {
     env.create_function_from_closure::<(), Option<String>, _>("codeModeValidate", move |ctx| {
         let id: String = ctx.get(0)?;
         let callee: String = ctx.get(1)?;
         let input: String = ctx.get(2)?;
-        // This runs on the JavaScript thread: a large mapped input goes
-        // unchecked rather than hold the event loop while it is parsed.
-        if input.len() > MAX_HOST_CHECKED_INPUT_BYTES {
-            return Ok(None);
-        }
         // Namespace calls come from cells, which run once the build is done.
         let Some(toolbox) = prepared.upgrade().and_then(|p| p.toolbox()) else {
             return Ok(None);
@@ -275,10 +273,7 @@ fn validator(env: &Env, prepared: Weak<Prepared>) -> Result<FunctionRef<(), Opti
         let Some(entry) = toolbox.catalog.exact(&id) else {
             return Ok(None);
         };
-        // On the JavaScript thread every problem is listed only for a small
-        // input; a larger one gets its first.
-        let thorough = input.len() <= MAX_HOST_LISTED_INPUT_BYTES;
-        Ok(toolbox.check_input(entry, &input, thorough, || {
+        Ok(toolbox.check_input(entry, &input, Site::NodeThread, || {
             (callee, code_mode_core::messages::describe_hint(&id))
         }))
     })?

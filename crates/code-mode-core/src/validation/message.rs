@@ -2,6 +2,8 @@
 //! the input (`input.items[2].id`), what the schema expected and what the
 //! cell gave, and a near miss when a key looks like a typo.
 
+use std::collections::HashSet;
+
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::paths::LocationSegment;
 use jsonschema::ValidationError;
@@ -11,6 +13,11 @@ use super::Rejection;
 use crate::identifiers::display_path;
 use crate::limits::{MAX_LISTED_PROBLEMS, MAX_PROBLEM_BYTES};
 use crate::messages;
+
+/// The problem of an input known to be invalid whose problems would cost
+/// more to find than one check may (`MAX_ERROR_WORK`).
+pub(super) const UNLOCATED: &str =
+    "does not match the schema (finding where would cost more than one check may)";
 
 /// One thing wrong with an input.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,13 +49,12 @@ pub(super) fn reject(
             };
             return;
         }
-        for problem in describe(error, schema) {
-            if problems.len() < MAX_LISTED_PROBLEMS {
-                problems.push(problem);
-            } else {
-                more += 1;
-            }
-        }
+        // Only as many as are still listed are described (each unknown key
+        // looks for a near miss among the schema's keys); the rest counted.
+        let room = MAX_LISTED_PROBLEMS - problems.len();
+        let (described, left) = describe(error, schema, room);
+        problems.extend(described);
+        more += left;
     };
     if list_all {
         for error in validator.iter_errors(instance) {
@@ -85,8 +91,37 @@ pub fn invalid_input(callee: &str, rejection: &Rejection, hint: &str) -> String 
 }
 
 /// The problems one validation error stands for (an unexpected-properties
-/// error names several keys; each is a problem of its own).
-fn describe(error: &ValidationError, schema: &Value) -> Vec<Problem> {
+/// error names several keys; each is a problem of its own): the first
+/// `room` described, and how many more there are.
+fn describe(error: &ValidationError, schema: &Value, room: usize) -> (Vec<Problem>, usize) {
+    if let ValidationErrorKind::AdditionalProperties { unexpected }
+    | ValidationErrorKind::UnevaluatedProperties { unexpected } = error.kind()
+    {
+        let keys = known_keys(schema, error);
+        let location = location(error);
+        let described = unexpected
+            .iter()
+            .take(room)
+            .map(|name| {
+                let hint = near_miss(name, keys.iter().map(String::as_str))
+                    .map(|key| format!(" (did you mean {}?)", quote(key)))
+                    .unwrap_or_default();
+                Problem {
+                    location: location.clone(),
+                    text: format!("unknown property {}{hint}", quote(name)),
+                }
+            })
+            .collect();
+        return (described, unexpected.len().saturating_sub(room));
+    }
+    let mut one = describe_one(error, schema);
+    let left = one.len().saturating_sub(room);
+    one.truncate(room);
+    (one, left)
+}
+
+/// Where in the input an error is, as a cell writes it.
+fn location(error: &ValidationError) -> String {
     let path: Vec<String> = error
         .instance_path()
         .iter()
@@ -95,7 +130,12 @@ fn describe(error: &ValidationError, schema: &Value) -> Vec<Problem> {
             LocationSegment::Index(index) => index.to_string(),
         })
         .collect();
-    let location = display_path("input", &path);
+    display_path("input", &path)
+}
+
+/// The problem of an error that names one.
+fn describe_one(error: &ValidationError, schema: &Value) -> Vec<Problem> {
+    let location = location(error);
     let given = error.instance();
     let one = |text: String| {
         vec![Problem {
@@ -111,13 +151,15 @@ fn describe(error: &ValidationError, schema: &Value) -> Vec<Problem> {
         )),
         ValidationErrorKind::Required { property } => {
             let name = property.as_str().unwrap_or_default();
-            let keys = known_keys(schema, error);
+            // The input's keys the schema does not know, looked up in a set:
+            // both lists may be long.
+            let keys: HashSet<String> = known_keys(schema, error).into_iter().collect();
             let extra: Vec<&str> = given
                 .as_object()
                 .map(|map| {
                     map.keys()
                         .map(String::as_str)
-                        .filter(|key| !keys.iter().any(|k| k == key))
+                        .filter(|key| !keys.contains(*key))
                         .collect()
                 })
                 .unwrap_or_default();
@@ -125,22 +167,6 @@ fn describe(error: &ValidationError, schema: &Value) -> Vec<Problem> {
                 .map(|typo| format!(" (the input has {}: did you mean {}?)", quote(typo), quote(name)))
                 .unwrap_or_default();
             one(format!("missing required property {}{hint}", quote(name)))
-        }
-        ValidationErrorKind::AdditionalProperties { unexpected }
-        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            let keys = known_keys(schema, error);
-            unexpected
-                .iter()
-                .map(|name| {
-                    let hint = near_miss(name, keys.iter().map(String::as_str))
-                        .map(|key| format!(" (did you mean {}?)", quote(key)))
-                        .unwrap_or_default();
-                    Problem {
-                        location: location.clone(),
-                        text: format!("unknown property {}{hint}", quote(name)),
-                    }
-                })
-                .collect()
         }
         ValidationErrorKind::Enum { options } => {
             let options = options.as_array().map(Vec::as_slice).unwrap_or_default();
@@ -287,6 +313,7 @@ fn known_keys(schema: &Value, error: &ValidationError) -> Vec<String> {
         .and_then(Value::as_object)
         .map(|map| map.keys().cloned().collect())
         .unwrap_or_default();
+    let mut seen: HashSet<String> = keys.iter().cloned().collect();
     for key in node
         .get("required")
         .and_then(Value::as_array)
@@ -294,7 +321,7 @@ fn known_keys(schema: &Value, error: &ValidationError) -> Vec<String> {
         .flatten()
     {
         if let Some(key) = key.as_str() {
-            if !keys.iter().any(|k| k == key) {
+            if seen.insert(key.to_owned()) {
                 keys.push(key.to_owned());
             }
         }
@@ -351,15 +378,32 @@ fn near_miss<'c>(name: &str, candidates: impl Iterator<Item = &'c str>) -> Optio
         return None;
     }
     let allowed = (wanted.len() / 3).clamp(1, 3);
+    // Both lists may be long (a cell chooses the input's keys): the first
+    // candidates only, and the edit distance only for lengths that can be
+    // near.
+    let mut compared = 0;
     candidates
+        .take(MAX_NEAR_MISS_CANDIDATES)
         .filter(|candidate| *candidate != name && candidate.len() <= 256)
         .filter_map(|candidate| {
-            let distance = edit_distance(&wanted, &squash(candidate));
+            let squashed = squash(candidate);
+            if squashed.len().abs_diff(wanted.len()) > allowed || compared >= MAX_NEAR_MISS_COMPARED
+            {
+                return None;
+            }
+            compared += 1;
+            let distance = edit_distance(&wanted, &squashed);
             (distance <= allowed).then_some((distance, candidate))
         })
         .min_by_key(|(distance, candidate)| (*distance, candidate.len()))
         .map(|(_, candidate)| candidate)
 }
+
+/// Candidates a near miss is looked for among.
+const MAX_NEAR_MISS_CANDIDATES: usize = 4096;
+
+/// Edit distances one near miss may compute (64 by 67 characters at most).
+const MAX_NEAR_MISS_COMPARED: usize = 256;
 
 /// Edit distance where swapping two neighbours counts as one edit
 /// (`titel` is one edit from `title`): optimal string alignment.

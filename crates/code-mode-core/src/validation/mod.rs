@@ -9,10 +9,27 @@
 //! `format` is an annotation, not checked. A schema the crate cannot compile
 //! turns validation off for that tool only, and says so in
 //! [`schema_problems`].
+//!
+//! The crate has no step hook, and a check runs on a worker or (a plugin
+//! namespace call's) on the Node thread, so what a cell can make it cost is
+//! bounded before it starts. Compiling: [`screen`] reads the schema once and
+//! refuses one too large, too deep, with costly patterns or with identifiers
+//! that make `$ref`s depend on the path. Checking: [`analysis`] bounds what
+//! one check costs per input value and byte, and refuses a schema whose
+//! bound passes `MAX_WORK` or whose `$ref`s loop; each input is then checked
+//! only when its bound is within [`MAX_CHECK_WORK`]. A refused schema leaves
+//! its tool unchecked and says why in [`schema_problems`].
 
 mod analysis;
 mod message;
+mod screen;
 
+#[cfg(test)]
+mod calibrate;
+#[cfg(test)]
+mod cost_tests;
+#[cfg(test)]
+mod fuzz;
 #[cfg(test)]
 mod tests;
 
@@ -23,13 +40,67 @@ use parking_lot::Mutex;
 use serde_json::Value;
 
 use crate::catalog::CatalogEntry;
-use crate::limits::{MAX_LISTED_INPUT_BYTES, MAX_SCHEMA_PROBLEMS};
+use crate::limits::{
+    MAX_HOST_CHECKED_INPUT_BYTES, MAX_HOST_LISTED_INPUT_BYTES, MAX_LISTED_INPUT_BYTES,
+    MAX_SCHEMA_PROBLEMS,
+};
 
 pub use self::message::{invalid_input, Problem};
 
+pub use self::analysis::{Bound, Work, MAX_WORK};
+pub use self::screen::{
+    MAX_PATTERN_BYTES, MAX_PATTERN_COST, MAX_PATTERN_NFA_BYTES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_VALUES,
+};
+
+/// Where a check runs, which sets what it may cost.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Site {
+    /// A worker, inside the cell's leg: the schema is compiled there on
+    /// first use; every problem is listed for an input up to
+    /// `MAX_LISTED_INPUT_BYTES`.
+    Worker,
+    /// The Node thread (a plugin namespace call's mapped input): nothing is
+    /// compiled there (the worker compiled the schema when it dispatched the
+    /// call, [`InputValidators::prepare`]); inputs up to
+    /// `MAX_HOST_CHECKED_INPUT_BYTES`, every problem listed up to
+    /// `MAX_HOST_LISTED_INPUT_BYTES`; smaller budgets.
+    NodeThread,
+}
+
+impl Site {
+    /// The most units ([`analysis`]) telling whether one input is valid may
+    /// cost here; an input whose bound is over it goes out unchecked.
+    pub fn check_budget(self) -> u64 {
+        match self {
+            Site::Worker => MAX_CHECK_WORK,
+            Site::NodeThread => MAX_HOST_CHECK_WORK,
+        }
+    }
+
+    /// The most units finding the problems of one invalid input may cost
+    /// here; past it, the input is refused without saying where.
+    pub fn error_budget(self) -> u64 {
+        match self {
+            Site::Worker => MAX_ERROR_WORK,
+            Site::NodeThread => MAX_HOST_ERROR_WORK,
+        }
+    }
+}
+
+/// [`Site::check_budget`] on a worker: about 35 ms at the slowest unit
+/// measured (`bench/validation.mjs`).
+pub const MAX_CHECK_WORK: u64 = 1 << 24;
+/// [`Site::error_budget`] on a worker: about 30 ms.
+pub const MAX_ERROR_WORK: u64 = 1 << 22;
+/// [`Site::check_budget`] on the Node thread: about 4 ms.
+pub const MAX_HOST_CHECK_WORK: u64 = 1 << 21;
+/// [`Site::error_budget`] on the Node thread: about 4 ms.
+pub const MAX_HOST_ERROR_WORK: u64 = 1 << 19;
+
 /// A tool's compiled schema, or why it has none.
 enum Compiled {
-    Checked(jsonschema::Validator),
+    /// The validator, and what a check costs per input value and byte.
+    Checked(jsonschema::Validator, Bound),
     /// No schema, or one that did not compile: inputs go out unchecked.
     Unchecked,
 }
@@ -57,22 +128,33 @@ pub struct Rejection {
 }
 
 impl InputValidators {
-    /// Checks `input` (JSON text) against the schema of `entry`. With
-    /// `thorough` false (the Node thread), only the first problem is looked
-    /// for.
-    pub fn check(
-        &self,
-        entry: &CatalogEntry,
-        input: &str,
-        thorough: bool,
-    ) -> Result<(), Rejection> {
+    /// Checks `input` (JSON text) against the schema of `entry`, within the
+    /// bounds of `site`.
+    pub fn check(&self, entry: &CatalogEntry, input: &str, site: Site) -> Result<(), Rejection> {
         if !entry.has_parameters {
             return Ok(());
         }
-        let compiled = self.compiled(entry);
-        let Compiled::Checked(validator) = compiled.as_ref() else {
+        let (compiled, list_up_to) = match site {
+            Site::Worker => (self.compiled(entry), MAX_LISTED_INPUT_BYTES),
+            Site::NodeThread => {
+                if input.len() > MAX_HOST_CHECKED_INPUT_BYTES {
+                    return Ok(());
+                }
+                let Some(compiled) = self.by_id.lock().get(&entry.id).cloned() else {
+                    return Ok(());
+                };
+                (compiled, MAX_HOST_LISTED_INPUT_BYTES)
+            }
+        };
+        let Compiled::Checked(validator, bound) = compiled.as_ref() else {
             return Ok(());
         };
+        // A text's values and keys are at most its bytes: an input whose
+        // bound is over the budget even so is not read at all.
+        let bytes = input.len() as u64;
+        if bound.valid.of(0, bytes) > site.check_budget() {
+            return Ok(());
+        }
         // Inputs nest as deep as the bridge allows (1000 levels), deeper than
         // serde's default limit and than a small stack may follow: the parse
         // and the check grow the stack as they need.
@@ -85,17 +167,39 @@ impl InputValidators {
                 more: 0,
                 partial: false,
             })?;
+            let values = values(&instance);
+            if bound.valid.of(values, bytes) > site.check_budget() {
+                return Ok(());
+            }
             if validator.is_valid(&instance) {
                 return Ok(());
             }
-            let list_all = thorough && input.len() <= MAX_LISTED_INPUT_BYTES;
+            // Invalid. Where, when finding it stays within its budget.
+            if bound.errors.of(values, bytes) > site.error_budget() {
+                return Err(Rejection {
+                    problems: vec![Problem {
+                        location: "input".to_owned(),
+                        text: message::UNLOCATED.to_owned(),
+                    }],
+                    more: 0,
+                    partial: false,
+                });
+            }
             Err(message::reject(
                 validator,
                 &instance,
                 entry.parameters.value(),
-                list_all,
+                input.len() <= list_up_to,
             ))
         })
+    }
+
+    /// Compiles the schema of `entry` now, if it has one and it is not yet:
+    /// on a worker, for a call the Node thread will check.
+    pub fn prepare(&self, entry: &CatalogEntry) {
+        if entry.has_parameters {
+            self.compiled(entry);
+        }
     }
 
     fn compiled(&self, entry: &CatalogEntry) -> Arc<Compiled> {
@@ -105,7 +209,7 @@ impl InputValidators {
         // Compiled outside the lock: two cells may compile the same schema
         // once each, and neither waits for the other.
         let compiled = Arc::new(match compile(entry.parameters.value()) {
-            Ok(validator) => Compiled::Checked(validator),
+            Ok((validator, bound)) => Compiled::Checked(validator, bound),
             Err(why) => {
                 record_problem(format!(
                     "tool {} ({}): its input schema {why}; its inputs are not validated.",
@@ -176,29 +280,55 @@ fn well_formed(input: &str) -> String {
     out
 }
 
-/// Compiles a schema the way every tool's is compiled: OpenAPI's
-/// `nullable: true` read as allowing `null`, and refused when checking it
-/// could cost what the input chooses ([`analysis`]).
-fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
-    let schema = nullable_as_null(schema, 0);
-    if let Some(reason) = analysis::unsafe_to_check(&schema) {
-        return Err(format!("is not checked: {reason}"));
+/// JSON values and keys in `value`.
+fn values(value: &Value) -> u64 {
+    let mut count = 0u64;
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        count += 1;
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => {
+                count += map.len() as u64;
+                stack.extend(map.values());
+            }
+            _ => {}
+        }
     }
-    let schema = &schema;
-    // No `dfa_size_limit`: a small one made every match of a pattern cost
-    // microseconds (measured with `npm run bench`).
-    let options = jsonschema::PatternOptions::regex().size_limit(1 << 20);
-    jsonschema::options()
-        .offline()
-        .with_pattern_options(options)
-        .should_validate_formats(false)
-        .build(schema)
-        .map_err(|error| {
+    count
+}
+
+/// Compiles a schema the way every tool's is compiled: OpenAPI's
+/// `nullable: true` read as allowing `null`, and refused when compiling it
+/// ([`screen`]) or checking it ([`analysis`]) could cost what the input or
+/// the schema chooses. With the validator, what one check costs.
+fn compile(schema: &Value) -> Result<(jsonschema::Validator, Bound), String> {
+    let schema = nullable_as_null(schema, 0);
+    let not_checked = |reason: String| format!("is not checked: {reason}");
+    let patterns = screen::screen(&schema).map_err(|refusal| not_checked(refusal.reason()))?;
+    let bound =
+        analysis::cost(&schema, &patterns).map_err(|refusal| not_checked(refusal.reason()))?;
+    let validator = stacker::maybe_grow(64 * 1024, 8 * 1024 * 1024, || {
+        options().build(&schema).map_err(|error| {
             format!(
                 "does not compile ({})",
                 crate::messages::cut(error.to_string(), 300)
             )
         })
+    })?;
+    Ok((validator, bound))
+}
+
+/// The crate's options for every schema: nothing fetched or read, `format`
+/// not asserted, patterns in the `regex` crate (linear-time matching; no
+/// `dfa_size_limit`: a small one made every match of a pattern cost
+/// microseconds, measured with `npm run bench`).
+fn options() -> jsonschema::ValidationOptions<'static> {
+    let patterns = jsonschema::PatternOptions::regex().size_limit(MAX_PATTERN_NFA_BYTES);
+    jsonschema::options()
+        .offline()
+        .with_pattern_options(patterns)
+        .should_validate_formats(false)
 }
 
 /// `schema` with each `nullable: true` (OpenAPI) turned into a `type` that

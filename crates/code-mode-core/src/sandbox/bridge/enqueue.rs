@@ -16,6 +16,7 @@ use crate::sandbox::js::terminate;
 use crate::sandbox::json::{to_json, ConvertError, Depth};
 use crate::sandbox::state::SharedState;
 use crate::sandbox::toolbox::Toolbox;
+use crate::validation::Site;
 
 /// One nested call as the guest made it.
 pub(super) struct Call<'a, 'js> {
@@ -160,8 +161,14 @@ pub(super) fn enqueue<'js>(
             }
     );
     let rejection = match checked {
-        true => toolbox.check_input(entry, &input, true, || callee.describe(entry)),
-        false => None,
+        true => toolbox.check_input(entry, &input, Site::Worker, || callee.describe(entry)),
+        false => {
+            // Compiled here, so that the Node thread only checks.
+            if matches!(callee, Callee::Namespace) {
+                toolbox.prepare_check(entry);
+            }
+            None
+        }
     };
     // Getters in the input may have queued calls of their own meanwhile.
     {
