@@ -6059,11 +6059,15 @@ static no_inline int resize_properties(JSContext *ctx, JSShape **psh,
     } else {
         /* only resize the properties */
         list_del(&sh->header.link);
-        sh_alloc = js_realloc(ctx, get_alloc_from_shape(sh),
-                              get_shape_size(new_hash_size, new_size));
+        /* code-mode patch: js_realloc() throws on failure, and making the
+           error object can run the collector, which then met this shape
+           out of the GC list (SIGSEGV): throw once it is back in */
+        sh_alloc = js_realloc_rt(ctx->rt, get_alloc_from_shape(sh),
+                                 get_shape_size(new_hash_size, new_size));
         if (unlikely(!sh_alloc)) {
             /* insert again in the GC list */
             list_add_tail(&sh->header.link, &ctx->rt->gc_obj_list);
+            JS_ThrowOutOfMemory(ctx);
             return -1;
         }
         sh = get_shape_from_alloc(sh_alloc, new_hash_size);
@@ -33976,6 +33980,16 @@ static int get_closure_var(JSContext *ctx, JSFunctionDef *s,
                            is_const, is_lexical, var_kind);
 }
 
+/* code-mode patch: resolve_scope_var went on after a closure variable
+   could not be added (out of memory) and emitted the index -1 (a reference
+   far past the closure) or compiled a local as a global. The pass's output
+   buffer is marked failed instead, so that resolve_variables fails and no
+   such code is ever run. */
+static void get_closure_var_failed(DynBuf *bc)
+{
+    dbuf_set_error(bc);
+}
+
 static int get_with_scope_opcode(int op)
 {
     if (op == OP_scope_get_var_undef)
@@ -34368,6 +34382,8 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
             } else if (vd->var_name == JS_ATOM__with_ && !is_pseudo_var) {
                 capture_var(fd, vd);
                 idx = get_closure_var(ctx, s, fd, JS_CLOSURE_LOCAL, idx, vd->var_name, false, false, JS_VAR_NORMAL);
+                if (idx < 0) /* code-mode patch: see get_closure_var_failed */
+                    get_closure_var_failed(bc);
                 if (idx >= 0) {
                     dbuf_putc(bc, OP_get_var_ref);
                     dbuf_put_u16(bc, idx);
@@ -34407,6 +34423,8 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
             idx = get_closure_var(ctx, s, fd, JS_CLOSURE_LOCAL,
                                   fd->var_object_idx, vd->var_name,
                                   false, false, JS_VAR_NORMAL);
+            if (idx < 0) /* code-mode patch: see get_closure_var_failed */
+                get_closure_var_failed(bc);
             dbuf_putc(bc, OP_get_var_ref);
             dbuf_put_u16(bc, idx);
             var_object_test(ctx, s, var_name, op, bc, &label_done, 0);
@@ -34419,6 +34437,8 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
             idx = get_closure_var(ctx, s, fd, JS_CLOSURE_LOCAL,
                                   fd->arg_var_object_idx, vd->var_name,
                                   false, false, JS_VAR_NORMAL);
+            if (idx < 0) /* code-mode patch: see get_closure_var_failed */
+                get_closure_var_failed(bc);
             dbuf_putc(bc, OP_get_var_ref);
             dbuf_put_u16(bc, idx);
             var_object_test(ctx, s, var_name, op, bc, &label_done, 0);
@@ -34443,6 +34463,11 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
                                           idx1,
                                           cv->var_name, cv->is_const,
                                           cv->is_lexical, cv->var_kind);
+                    /* code-mode patch: has_idx indexed closure_var[-1] */
+                    if (idx < 0) {
+                        get_closure_var_failed(bc);
+                        goto done;
+                    }
                 } else {
                     idx = idx1;
                 }
@@ -34457,6 +34482,8 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
                                           idx1,
                                           cv->var_name, false, false,
                                           JS_VAR_NORMAL);
+                    if (idx < 0) /* code-mode patch */
+                        get_closure_var_failed(bc);
                 } else {
                     idx = idx1;
                 }
@@ -34483,6 +34510,8 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
                                   fd->vars[var_idx].is_lexical,
                                   fd->vars[var_idx].var_kind);
         }
+        if (idx < 0) /* code-mode patch: see get_closure_var_failed */
+            get_closure_var_failed(bc);
         if (idx >= 0) {
         has_idx:
             if ((op == OP_scope_put_var || op == OP_scope_make_ref) &&
