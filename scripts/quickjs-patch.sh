@@ -11,7 +11,7 @@ if [ -z "$pristine" ]; then
   exit 1
 fi
 status=0
-for file in build.rs quickjs/quickjs.c quickjs/quickjs.h quickjs/cutils.h quickjs/libunicode.c; do
+for file in build.rs quickjs/quickjs.c quickjs/quickjs.h quickjs/cutils.h quickjs/libregexp.c quickjs/libunicode.c; do
   diff -u --label "a/$file" --label "b/$file" "$pristine/$file" "vendor/rquickjs-sys/$file" || status=0
 done
 exit $status

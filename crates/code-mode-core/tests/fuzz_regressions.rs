@@ -12,11 +12,12 @@ use std::path::{Path, PathBuf};
 
 type Run = fn(&[u8]);
 
-const TARGETS: [(&str, Run); 4] = [
+const TARGETS: [(&str, Run); 5] = [
     ("source", harness::source::run),
     ("json_bridge", harness::json_bridge::run),
     ("catalog_search", harness::catalog_search::run),
     ("exec_input", harness::exec_input::run),
+    ("oom", harness::oom::run),
 ];
 
 fn fuzz_dir() -> PathBuf {
@@ -74,6 +75,13 @@ fn catalog_search() {
 #[test]
 fn exec_input() {
     replay("exec_input");
+}
+
+/// The corpus cells with no fault (`crates/code-mode-core/tests/oom.rs`
+/// sweeps them), and the fuzzer's findings, each at its N.
+#[test]
+fn oom() {
+    replay("oom");
 }
 
 /// A finding saved under a misspelled target would never be replayed.

@@ -1116,6 +1116,7 @@ int unicode_normalize(uint32_t **pdst, const uint32_t *src, int src_len,
 
     to_nfd_rec(dbuf, (const int *)src, src_len, is_compat);
     if (dbuf_error(dbuf)) {
+        dbuf_free(dbuf); /* code-mode patch: it leaked (out of memory) */
     fail:
         *pdst = NULL;
         return -1;
@@ -1324,7 +1325,10 @@ int unicode_script(CharRange *cr,
         cr_free(cr1);
         cr_free(cr2);
     }
-    goto fail;
+    /* code-mode patch: this said `goto fail`, a jump back to the label:
+       out of memory it looped (freeing the ranges again with is_ext), and
+       the build turned that into a call through NULL (SIGSEGV) */
+    return -1;
 }
 
 #define M(id) (1U << UNICODE_GC_ ## id)

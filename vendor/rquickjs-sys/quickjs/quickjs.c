@@ -6059,11 +6059,15 @@ static no_inline int resize_properties(JSContext *ctx, JSShape **psh,
     } else {
         /* only resize the properties */
         list_del(&sh->header.link);
-        sh_alloc = js_realloc(ctx, get_alloc_from_shape(sh),
-                              get_shape_size(new_hash_size, new_size));
+        /* code-mode patch: js_realloc() throws on failure, and making the
+           error object can run the collector, which then met this shape
+           out of the GC list (SIGSEGV): throw once it is back in */
+        sh_alloc = js_realloc_rt(ctx->rt, get_alloc_from_shape(sh),
+                                 get_shape_size(new_hash_size, new_size));
         if (unlikely(!sh_alloc)) {
             /* insert again in the GC list */
             list_add_tail(&sh->header.link, &ctx->rt->gc_obj_list);
+            JS_ThrowOutOfMemory(ctx);
             return -1;
         }
         sh = get_shape_from_alloc(sh_alloc, new_hash_size);
@@ -6351,6 +6355,14 @@ static JSValue JS_NewObjectFromShape(JSContext *ctx, JSShape *sh, JSClassID clas
                     /* cannot fail */
                     pr = add_property(ctx, p, JS_ATOM_length,
                                       JS_PROP_WRITABLE | JS_PROP_LENGTH);
+                    /* code-mode patch: it can, out of memory (an array made
+                       with another prototype: new.target, a subclass) */
+                    if (unlikely(!pr)) {
+                        js_free(ctx, p->prop);
+                        js_free_shape(ctx->rt, p->shape);
+                        js_free(ctx, p);
+                        return JS_EXCEPTION;
+                    }
                 }
                 pr->u.value = js_int32(0);
             }
@@ -7169,6 +7181,9 @@ static void js_bound_function_finalizer(JSRuntime *rt, JSValueConst val)
     JSBoundFunction *bf = p->u.bound_function;
     int i;
 
+    /* code-mode patch: bind() may have failed to allocate it */
+    if (!bf)
+        return;
     JS_FreeValueRT(rt, bf->func_obj);
     JS_FreeValueRT(rt, bf->this_val);
     for(i = 0; i < bf->argc; i++) {
@@ -7184,6 +7199,8 @@ static void js_bound_function_mark(JSRuntime *rt, JSValueConst val,
     JSBoundFunction *bf = p->u.bound_function;
     int i;
 
+    if (!bf) /* code-mode patch: see js_bound_function_finalizer */
+        return;
     JS_MarkValue(rt, bf->func_obj, mark_func);
     JS_MarkValue(rt, bf->this_val, mark_func);
     for(i = 0; i < bf->argc; i++)
@@ -24385,8 +24402,12 @@ static int cpool_add(JSParseState *s, JSValue val)
     JSFunctionDef *fd = s->cur_func;
 
     if (js_resize_array(s->ctx, (void *)&fd->cpool, sizeof(fd->cpool[0]),
-                        &fd->cpool_size, fd->cpool_count + 1))
+                        &fd->cpool_size, fd->cpool_count + 1)) {
+        /* code-mode patch: 'val' is owned here, also when the pool cannot
+           grow (out of memory): it leaked, a template object with it */
+        JS_FreeValue(s->ctx, val);
         return -1;
+    }
     fd->cpool[fd->cpool_count++] = val;
     return fd->cpool_count - 1;
 }
@@ -26210,6 +26231,9 @@ static __exception int js_parse_class(JSParseState *s, bool is_class_expr,
         if (js_parse_class_default_ctor(s, class_flags & JS_DEFINE_CLASS_HAS_HERITAGE, &ctor_fd))
             goto fail;
     }
+    /* code-mode patch: the placeholder may be missing (out of memory) */
+    if (dbuf_error(&fd->byte_code))
+        goto fail;
     /* patch the constant pool index for the constructor */
     put_u32(fd->byte_code.buf + ctor_cpool_offset, ctor_fd->parent_cpool_idx);
 
@@ -26240,6 +26264,9 @@ static __exception int js_parse_class(JSParseState *s, bool is_class_expr,
                 if (emit_class_init_start(s, cf))
                     goto fail;
             }
+            /* code-mode patch: the byte may be missing (out of memory) */
+            if (dbuf_error(&cf->fields_init_fd->byte_code))
+                goto fail;
             /* patch the start of the function to enable the
                OP_add_brand_instance code */
             cf->fields_init_fd->byte_code.buf[cf->brand_push_pos] = OP_push_true;
@@ -30234,6 +30261,11 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
             if (js_parse_expect(s, '}'))
                 goto fail;
             if (default_label_pos >= 0) {
+                /* code-mode patch: the label the patch replaces may never
+                   have been written (out of memory): the offset would then
+                   land on other code, an atom say, freed twice later */
+                if (dbuf_error(&s->cur_func->byte_code))
+                    goto fail;
                 /* Ugly patch for the `default` label, shameful and risky */
                 put_u32(s->cur_func->byte_code.buf + default_label_pos,
                         label_case);
@@ -33948,6 +33980,16 @@ static int get_closure_var(JSContext *ctx, JSFunctionDef *s,
                            is_const, is_lexical, var_kind);
 }
 
+/* code-mode patch: resolve_scope_var went on after a closure variable
+   could not be added (out of memory) and emitted the index -1 (a reference
+   far past the closure) or compiled a local as a global. The pass's output
+   buffer is marked failed instead, so that resolve_variables fails and no
+   such code is ever run. */
+static void get_closure_var_failed(DynBuf *bc)
+{
+    dbuf_set_error(bc);
+}
+
 static int get_with_scope_opcode(int op)
 {
     if (op == OP_scope_get_var_undef)
@@ -34340,6 +34382,8 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
             } else if (vd->var_name == JS_ATOM__with_ && !is_pseudo_var) {
                 capture_var(fd, vd);
                 idx = get_closure_var(ctx, s, fd, JS_CLOSURE_LOCAL, idx, vd->var_name, false, false, JS_VAR_NORMAL);
+                if (idx < 0) /* code-mode patch: see get_closure_var_failed */
+                    get_closure_var_failed(bc);
                 if (idx >= 0) {
                     dbuf_putc(bc, OP_get_var_ref);
                     dbuf_put_u16(bc, idx);
@@ -34379,6 +34423,8 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
             idx = get_closure_var(ctx, s, fd, JS_CLOSURE_LOCAL,
                                   fd->var_object_idx, vd->var_name,
                                   false, false, JS_VAR_NORMAL);
+            if (idx < 0) /* code-mode patch: see get_closure_var_failed */
+                get_closure_var_failed(bc);
             dbuf_putc(bc, OP_get_var_ref);
             dbuf_put_u16(bc, idx);
             var_object_test(ctx, s, var_name, op, bc, &label_done, 0);
@@ -34391,6 +34437,8 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
             idx = get_closure_var(ctx, s, fd, JS_CLOSURE_LOCAL,
                                   fd->arg_var_object_idx, vd->var_name,
                                   false, false, JS_VAR_NORMAL);
+            if (idx < 0) /* code-mode patch: see get_closure_var_failed */
+                get_closure_var_failed(bc);
             dbuf_putc(bc, OP_get_var_ref);
             dbuf_put_u16(bc, idx);
             var_object_test(ctx, s, var_name, op, bc, &label_done, 0);
@@ -34415,6 +34463,11 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
                                           idx1,
                                           cv->var_name, cv->is_const,
                                           cv->is_lexical, cv->var_kind);
+                    /* code-mode patch: has_idx indexed closure_var[-1] */
+                    if (idx < 0) {
+                        get_closure_var_failed(bc);
+                        goto done;
+                    }
                 } else {
                     idx = idx1;
                 }
@@ -34429,6 +34482,8 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
                                           idx1,
                                           cv->var_name, false, false,
                                           JS_VAR_NORMAL);
+                    if (idx < 0) /* code-mode patch */
+                        get_closure_var_failed(bc);
                 } else {
                     idx = idx1;
                 }
@@ -34455,6 +34510,8 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
                                   fd->vars[var_idx].is_lexical,
                                   fd->vars[var_idx].var_kind);
         }
+        if (idx < 0) /* code-mode patch: see get_closure_var_failed */
+            get_closure_var_failed(bc);
         if (idx >= 0) {
         has_idx:
             if ((op == OP_scope_put_var || op == OP_scope_make_ref) &&
@@ -36136,6 +36193,11 @@ static __exception int resolve_labels(JSContext *ctx, JSFunctionDef *s)
             {
                 label = get_u32(bc_buf + pos + 1);
                 assert(label >= 0 && label < s->label_count);
+                /* code-mode patch: a jump whose offset could not be written
+                   (out of memory) has a relocation at the wrong address, up
+                   to before the buffer: never patch a buffer that failed */
+                if (dbuf_error(&bc_out))
+                    goto fail;
                 ls = &label_slots[label];
                 assert(ls->addr == -1);
                 ls->addr = bc_out.size;
@@ -36832,6 +36894,13 @@ static __exception int resolve_labels(JSContext *ctx, JSFunctionDef *s)
         }
     }
 
+    /* code-mode patch: the jump slots of a buffer that failed (out of
+       memory) point past what it holds */
+    if (dbuf_error(&bc_out)) {
+        pos_next = bc_len; /* every instruction was read */
+        goto fail;
+    }
+
     /* check that there were no missing labels */
     for(i = 0; i < s->label_count; i++) {
         assert(label_slots[i].first_reloc == NULL);
@@ -36931,7 +37000,26 @@ static __exception int resolve_labels(JSContext *ctx, JSFunctionDef *s)
     return 0;
  fail:
     /* XXX: not safe */
+    /* code-mode patch: free the relocations left unresolved. The atoms of
+       the instructions read so far were moved to bc_out or freed, those of
+       the instructions not yet read are still in the input: free bc_out's
+       and keep only the unread instructions, so that freeing the function
+       frees each atom once (it freed them twice, out of memory) */
+    for (i = 0; i < s->label_count; i++) {
+        for (re = label_slots[i].first_reloc; re != NULL; re = re_next) {
+            re_next = re->next;
+            js_free(ctx, re);
+        }
+        label_slots[i].first_reloc = NULL;
+    }
+    free_bytecode_atoms(ctx->rt, bc_out.buf, bc_out.size, true);
     dbuf_free(&bc_out);
+    if (pos_next < bc_len) {
+        memmove(s->byte_code.buf, s->byte_code.buf + pos_next, bc_len - pos_next);
+        s->byte_code.size = bc_len - pos_next;
+    } else {
+        s->byte_code.size = 0;
+    }
     return -1;
 }
 
@@ -51898,8 +51986,10 @@ static int js_json_to_str(JSContext *ctx, JSONStringifyContext *jsc,
                     goto exception;
                 /* XXX: could do this string conversion only when needed */
                 prop = JS_ToStringFree(ctx, js_int64(i));
-                if (JS_IsException(prop))
+                if (JS_IsException(prop)) {
+                    JS_FreeValue(ctx, v); /* code-mode patch: it leaked */
                     goto exception;
+                }
                 v = js_json_check(ctx, jsc, val, v, prop);
                 JS_FreeValue(ctx, prop);
                 prop = JS_UNDEFINED;
@@ -56621,12 +56711,18 @@ static JSValue js_promise_all(JSContext *ctx, JSValueConst this_val,
                                         magic | 4, 5, resolve_element_data);
                 if (JS_IsException(reject_element)) {
                     JS_FreeValue(ctx, next_promise);
+                    /* code-mode patch: it leaked (out of memory) */
+                    JS_FreeValue(ctx, resolve_element);
                     goto fail_reject1;
                 }
             } else if (magic == PROMISE_MAGIC_any) {
                 if (JS_DefinePropertyValueUint32(ctx, values, index,
-                                                 JS_UNDEFINED, JS_PROP_C_W_E) < 0)
+                                                 JS_UNDEFINED, JS_PROP_C_W_E) < 0) {
+                    /* code-mode patch: both leaked (out of memory) */
+                    JS_FreeValue(ctx, next_promise);
+                    JS_FreeValue(ctx, resolve_element);
                     goto fail_reject1;
+                }
                 reject_element = resolve_element;
                 resolve_element = js_dup(resolving_funcs[0]);
             } else {
