@@ -212,7 +212,9 @@ describe('MCP.<server>.<tool>(input)', () => {
     )
     assert.deepEqual(started, ['a', 'b'])
     let result = exec
+    let waits = 0
     while (result.status === 'waiting') {
+      assert.ok(++waits <= 20, 'the run never completed')
       for (const resolve of resolvers.splice(0)) resolve()
       result = await run.wait({ runId: result.runId })
     }
@@ -224,15 +226,20 @@ describe('MCP.<server>.<tool>(input)', () => {
 
   test('aborting the exec aborts the in-flight MCP call', async () => {
     let signal
+    let called
+    const inFlight = new Promise((resolve) => (called = resolve))
     const { run } = setup({
       executeTool: (call) => {
         signal = call.signal
+        called()
         return new Promise(() => {})
       },
     })
     const controller = new AbortController()
     const pending = run.exec({ code: 'return await MCP.github.listIssues({})' }, { signal: controller.signal })
-    while (signal === undefined) await new Promise((resolve) => setImmediate(resolve))
+    // The call is in flight, or the exec has ended without making it (then
+    // the assertions below fail instead of a poll that never ends).
+    await Promise.race([inFlight, pending])
     controller.abort()
     const result = await pending
     assert.equal(result.code, 'aborted')

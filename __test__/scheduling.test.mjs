@@ -69,12 +69,17 @@ describe('fair scheduling across sessions', () => {
   test('cells of one session still compute side by side up to workerThreads, and no further', async () => {
     const codeMode = codeModes.create({ enabled: true }, { workerThreads: 2 })
     const run = surface(codeMode, 'one', 10000)
-    // Each returns when it started, by the guest's clock, after 400 ms of compute.
-    const busy = 'const start = Date.now(); while (Date.now() < start + 400) {} return start'
+    // Each busy cell computes for 1.5 s by the guest's clock and returns when
+    // it started and ended; the third returns when it started.
+    const busy = 'const start = Date.now(); while (Date.now() < start + 1500) {} return [start, Date.now()]'
     const [first, second, third] = await Promise.all([run.exec({ code: busy }), run.exec({ code: busy }), run.exec({ code: 'return Date.now()' })])
     assert.deepEqual([first.status, second.status, third.status], ['completed', 'completed', 'completed'])
-    assert.ok(Math.abs(first.value - second.value) < 300, `the two busy cells started together: ${first.value}, ${second.value}`)
-    assert.ok(third.value >= Math.min(first.value, second.value) + 400, 'the third cell of the session waited for one of its own to end')
+    const [[start1, end1], [start2, end2]] = [first.value, second.value]
+    // Side by side: each started before the other ended (one after the other,
+    // the second would start after the first's 1.5 s).
+    assert.ok(start1 < end2 && start2 < end1, `the two busy cells overlapped: ${first.value}, ${second.value}`)
+    // No further: the third started after one of the two had ended.
+    assert.ok(third.value >= Math.min(end1, end2), `the third cell of the session waited for one of its own to end: ${third.value}`)
   })
 })
 

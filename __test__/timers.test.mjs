@@ -340,6 +340,7 @@ describe('timers and parked runs', () => {
     })
     let legs = 1
     while (result.status === 'waiting') {
+      assert.ok(legs <= 40, 'the run never completed')
       assert.deepEqual(result.pendingToolCalls.map((call) => call.method), ['setInterval'])
       result = await run.wait({ runId: result.runId })
       legs++
@@ -372,7 +373,10 @@ describe('timers and parked runs', () => {
     assert.equal(result.status, 'waiting')
     assert.equal(result.replaySafe, true)
     assert.deepEqual(result.pendingToolCalls.map((call) => call.method), ['setTimeout'])
-    while (result.status === 'waiting') result = await run.wait({ runId: result.runId })
+    for (let waits = 0; result.status === 'waiting'; waits++) {
+      assert.ok(waits < 20, 'the run never completed')
+      result = await run.wait({ runId: result.runId })
+    }
     assert.equal(result.status, 'completed', result.error)
     assert.equal(result.value, 1)
     assert.equal(result.replaySafe, true)
