@@ -76,6 +76,19 @@ describe('near-miss tool names', () => {
     assert.equal(alias.error, 'TypeError: not a function at line 2:9')
   })
 
+  test("another call's TypeError is not put down to a missing tool spelt out before it or around it", async () => {
+    const surface = run()
+    // After a call of a missing tool that never ran.
+    const after = await surface.exec({ code: 'const f = 1\nif (false) tools.websearch({})\nf()' })
+    assert.equal(after.error, 'TypeError: not a function at line 3:1')
+    // Inside its arguments: they are evaluated before the call is made.
+    const inside = await surface.exec({ code: 'const o = {}\nawait tools.websearch(o.nope(), 2)' })
+    assert.equal(inside.error, 'TypeError: not a function at line 2:25')
+    // The missing tool's own call, with its arguments over lines, still is.
+    const own = await surface.exec({ code: 'await tools.websearch(\n  { q: 1 },\n  (() => 2)())' })
+    assert.equal(own.error, `${unknown('tools.websearch', 'websearch', ['web_search'])} at line 3:10`)
+  })
+
   test('MCP: an unknown tool of a server, and an unknown server', async () => {
     const mcp = (server, name) => ({ name: `${server}__${name}`, description: '', source: 'mcp', sourceName: server, mcp: { server, tool: name } })
     const surface = run([tool('read_file'), mcp('github', 'create_issue'), mcp('github', 'list_issues'), mcp('docs', 'search')])

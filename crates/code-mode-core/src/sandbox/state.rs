@@ -11,7 +11,7 @@ use std::sync::{Arc, LazyLock};
 
 use rquickjs::{Ctx, Function, Persistent, Value};
 
-use super::callees::Site;
+use super::callees::CallSites;
 use super::calls::CallTable;
 use super::control::Control;
 use super::output::OutputLog;
@@ -37,7 +37,7 @@ pub(super) struct VmState {
     /// The catalog and counters of the agent run the VM is bound to.
     pub(super) toolbox: RefCell<Option<Arc<Toolbox>>>,
     /// The tool calls the cell's script spells out, for its errors.
-    pub(super) sites: RefCell<Vec<Site>>,
+    pub(super) sites: RefCell<CallSites>,
     /// The VM's memory limit (set when it is bound): the most JSON text an
     /// `API` or `$api` answer may have (`bridge/mcp.rs`).
     pub(super) memory_bytes: Cell<usize>,
