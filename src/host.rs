@@ -55,6 +55,9 @@ const HOT_MS: f64 = 0.15;
 pub enum Message {
     Dispatch(Arc<Executor>, Batch),
     Abort(Vec<CallKey>),
+    /// Work another thread hands back (`early.rs`: an exec that waited for
+    /// its catalog and must now wait for namespace scopes).
+    Run(Box<dyn FnOnce(&Env) + Send>),
 }
 
 /// Nested calls on their way to the JavaScript thread: the JSON text
@@ -323,6 +326,7 @@ impl Bridge {
                     self.warn(env, &format!("nested calls could not be aborted: {error}"));
                 }
             }
+            Message::Run(work) => work(env),
         }
     }
 
