@@ -42,12 +42,19 @@ function surface({ tools = [{ name: 'echo', description: 'Echo', source: 'opencl
   return { codeMode, run, exec: (code, extra = {}) => run.exec({ code, ...extra }) }
 }
 
-/** `count` chained dependentSchemas pairs: exponential for a checker that
- * applies each pair to the same value twice. */
+/** `count` chained dependentSchemas pairs, each level naming the one below
+ * twice through `$ref` (so the schema's text is linear in `count`):
+ * exponential for a checker that applies each pair to the same value
+ * twice. (A JavaScript object that shares one level between both keys
+ * would be a DAG, which JSON.stringify, and so prepareRun, writes out as a
+ * tree of 2^count levels.) */
 function chainedDependentSchemas(count, keyword = 'dependentSchemas') {
-  let schema = { type: 'object' }
-  for (let i = 0; i < count; i++) schema = { [keyword]: { a: schema, b: schema } }
-  return { type: 'object', ...schema }
+  const $defs = { s0: { type: 'object' } }
+  for (let i = 1; i <= count; i++) {
+    const below = { $ref: `#/$defs/s${i - 1}` }
+    $defs[`s${i}`] = { [keyword]: { a: below, b: below } }
+  }
+  return { type: 'object', $defs, $ref: `#/$defs/s${count}` }
 }
 
 const CASES = {
