@@ -214,7 +214,7 @@ const CASES = {
   'pool: four stuck calls, another session queued (finding 3)': async () => {
     const { codeMode, run } = surface({ workerThreads: 2, config: { timeoutMs: 300 } })
     const stuck = Array.from({ length: 4 }, () => run.exec({ code: 'let x = 10n ** 300000n; return String(x * x).length' }))
-    const other = codeMode.prepareRun({ runId: 'quiet', sessionId: 'quiet', tools: [], executeTool: echo })
+    const other = codeMode.prepareRun({ runId: 'quiet', sessionId: 'quiet', tools: [{ name: 'echo', description: 'Echo', source: 'openclaw' }], executeTool: echo })
     await other.exec({ code: 'return 1 + 1' })
     await Promise.all(stuck)
     return codeMode
