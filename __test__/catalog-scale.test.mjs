@@ -237,6 +237,67 @@ describe('prepareRun builds the catalog after it returns', () => {
     assert.equal(waited.telemetry.catalogSize, 2000)
   })
 
+  test('an exec or wait made before the build returns at once: the tools are still written in later turns', async () => {
+    // Every schema is written in the background, a slice per turn; an exec
+    // that finished the build on the calling thread wrote them all inside
+    // the call (it held the event loop for the whole build).
+    const written = []
+    const watched = (name) => ({ name, source: 'openclaw', parameters: { toJSON: () => (written.push(name), { type: 'object' }) } })
+    const alike = Array.from({ length: 16000 }, (_, i) => ({
+      name: `docs__tool${i}`, description: 'Alike', source: 'mcp', sourceName: 'docs',
+      mcp: { server: 'docs', tool: `get-${'-'.repeat(i % 7)}page${i % 2 ? '' : '_'}` },
+    }))
+    const run = prepare([...alike, watched('last')])
+    const exec = run.exec({ code: 'return [ALL_TOOLS.length, Object.keys(MCP.docs).length, (await tools.last({})).got]' })
+    const wait = run.wait({ runId: 'nope' })
+    assert.deepEqual(written, [], 'exec and wait did not write the tools on this thread')
+    const result = await exec
+    assert.deepEqual(result.value, [1, 16001, 'last'])
+    assert.deepEqual(written, ['last'])
+    const waited = await wait
+    assert.equal(waited.error, 'code mode run is unavailable or expired.')
+    assert.deepEqual([waited.telemetry.catalogSize, waited.telemetry.sources], [16001, { openclaw: 1, mcp: 16000, client: 0 }])
+  })
+
+  test('an exec waiting for the build is answered when it is aborted, closed or its budget ends, with the run telemetry', async () => {
+    const early = binding.createCodeMode({ config: { enabled: true, timeoutMs: 100 }, workerThreads: 1 })
+    const tools = [...many(300), { name: 'direct', source: 'client', directOnly: true }]
+    const on = (extra = {}) => early.prepareRun({ runId: 'r', tools, executeTool: async () => null, ...extra })
+    const telemetry = { catalogSize: 300, sources: { openclaw: 300, mcp: 0, client: 0 }, searchCount: 0, describeCount: 0, callCount: 0, invalidInputCount: 0, visibleTools: ['exec', 'wait', 'direct'] }
+    const failed = (code, error, replaySafe = false) => ({ status: 'failed', error, code, output: [], replaySafe, telemetry })
+
+    const controller = new AbortController()
+    const aborted = on().exec({ code: 'return 1' }, { signal: controller.signal })
+    controller.abort()
+    assert.deepEqual(await aborted, failed('aborted', 'code mode run was aborted.'))
+    const before = new AbortController()
+    before.abort()
+    assert.deepEqual(await on().exec({ code: 'return 1' }, { signal: before.signal }), failed('aborted', 'code mode run was aborted.'))
+    assert.deepEqual(await on().exec({ code: '' }), failed('invalid_input', 'code or command must be a non-empty string.'))
+    assert.deepEqual(await on().wait({}), failed('invalid_input', 'runId must be a non-empty string.'))
+
+    // A schema written in the first background turn holds that turn past
+    // the budget: the deadline's timer fires before the next turn, so
+    // before the last tools are written and the build can start.
+    const slow = { toJSON: () => { const until = performance.now() + 150; while (performance.now() < until); return {} } }
+    const held = early.prepareRun({ runId: 'r', tools: [{ name: 'slow', source: 'openclaw', parameters: slow }, ...many(299), tools[300]], executeTool: async () => null })
+    assert.deepEqual(await held.exec({ code: 'return 1', restartSafe: true }), failed('timeout', 'code mode timeout exceeded.', true))
+    // The build goes on for the calls that come later.
+    assert.equal((await held.exec({ code: 'return ALL_TOOLS.length' })).value, 300)
+
+    const closing = on().exec({ code: 'return 1' })
+    const waiting = on().wait({ runId: 'x' })
+    await early.close()
+    assert.deepEqual(await closing, failed('runtime_unavailable', 'code mode is closed.'))
+    assert.deepEqual(await waiting, failed('runtime_unavailable', 'code mode is closed.'))
+  })
+
+  test('a surface dropped while its exec waits for the build still answers it', async () => {
+    const results = await Promise.all(Array.from({ length: 5 }, () => prepare(many(2000)).exec({ code: 'return ALL_TOOLS.length' })))
+    globalThis.gc?.()
+    assert.deepEqual(results.map((result) => result.value), [2000, 2000, 2000, 2000, 2000])
+  })
+
   test('names and descriptions are taken when prepareRun is called', async () => {
     const tools = many(300)
     const run = prepare(tools)

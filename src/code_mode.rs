@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock, Weak};
 use code_mode_core::config::CodeModeConfig as CoreConfig;
 use code_mode_core::limits::MAX_WORKER_THREADS;
 use code_mode_core::model::{self, SurfacePlan};
+use code_mode_core::result::Telemetry;
 use code_mode_core::runs::Engine;
 use code_mode_core::validation::Site;
 use napi::bindgen_prelude::{Function, FunctionRef, JsObjectValue, Object, Unknown};
@@ -14,6 +15,7 @@ use napi_derive::napi;
 
 use crate::config::CodeModeConfig;
 use crate::context::RunContext;
+use crate::early;
 use crate::host::{self, Executor, NodeHost};
 use crate::js::{self, json_text, to_json_value};
 use crate::namespaces::{self, RunBinding};
@@ -56,6 +58,7 @@ pub fn create_code_mode(env: Env, options: Option<Object>) -> Result<CodeMode> {
         engine: Arc::new(engine),
         channel: Arc::new(host::open(&env)?),
         builder,
+        early: Default::default(),
     };
     Ok(CodeMode {
         runtime: Arc::new(runtime),
@@ -122,6 +125,7 @@ impl CodeMode {
         for text in shown_text.split('\n') {
             read_tools(text, Keep::All, &mut shown, &mut problems).map_err(Error::from_reason)?;
         }
+        let sources = scanned.outline.sources;
         let outline = scanned.outline.into_outline(shown);
         let plan = model::plan_surface(&config, &outline, context.disable_tools, registrations);
         let binding = match (&snapshot, plan.namespaces.is_empty(), &context.execute) {
@@ -133,7 +137,14 @@ impl CodeMode {
             _ => None,
         };
         let table = active.then_some(&scanned.table);
-        self.build(&env, context, config, plan, binding, problems, table)
+        let telemetry = early::telemetry(sources, &plan.visible_tools);
+        let parts = Planned {
+            plan,
+            binding,
+            problems,
+            telemetry,
+        };
+        self.build(&env, context, config, parts, table)
     }
 
     /// Suspended runs held now (diagnostics).
@@ -149,6 +160,7 @@ impl CodeMode {
         // Closed from this call on: execs and waits made after it are refused
         // and the legs in progress stop now; the rest happens off this thread.
         self.runtime.engine.begin_close();
+        self.runtime.close_early(env);
         self.runtime.builder.stop();
         let (deferred, promise) = env.create_deferred::<(), _>()?;
         let engine = self.runtime.engine.clone();
@@ -170,21 +182,25 @@ impl CodeMode {
     /// executor (none without `executeTool`, and exec then throws), made
     /// with the catalog once the tools of `table` (the scanned one; `None`
     /// for an inactive run, whose catalog is empty) are read.
-    #[allow(clippy::too_many_arguments)]
     fn build(
         &self,
         env: &Env,
         context: RunContext,
         config: Arc<CoreConfig>,
-        plan: SurfacePlan,
-        binding: Option<RunBinding>,
-        problems: Vec<String>,
+        planned: Planned,
         table: Option<&Unknown>,
     ) -> Result<CodeModeRunSurface> {
+        let Planned {
+            plan,
+            binding,
+            problems,
+            telemetry,
+        } = planned;
         let (scopes, input) = match binding {
-            Some(RunBinding { scopes, input }) => (Some(scopes), Some(input)),
+            Some(RunBinding { scopes, input }) => (Some(Arc::new(scopes)), Some(input)),
             None => (None, None),
         };
+        let run_config = context.execute.as_ref().map(|_| config.clone());
         let executor = context.execute.map(|execute| {
             Arc::new(Executor {
                 execute,
@@ -210,7 +226,8 @@ impl CodeMode {
             Some(table) => {
                 let prepared = Prepared::reading(recipe);
                 let push = pusher(env, &prepared, Arc::downgrade(&self.runtime))?;
-                let finish = self.prepare.stream(env, table, push.raw())?;
+                let fail = failer(env, &prepared)?;
+                let finish = self.prepare.stream(env, table, push.raw(), fail.raw())?;
                 (prepared, Some(finish))
             }
         };
@@ -226,6 +243,9 @@ impl CodeMode {
             model_tools_json: json_text(&plan.model_tools)?,
             allowed_payload: plan.allowed_payload,
             scopes,
+            config: run_config,
+            telemetry,
+            later: self.prepare.later(env)?,
             prepared,
             finish,
         };
@@ -252,6 +272,28 @@ fn pusher<'env>(
         prepared.push(text, last, runtime.as_ref().map(|runtime| &runtime.builder));
         Ok(true)
     })
+}
+
+/// `fail(message)` for `prepare.js`: the tools could not all be written in
+/// a background turn, so the build ends with that error.
+fn failer<'env>(env: &'env Env, prepared: &Arc<Prepared>) -> Result<Function<'env, (), ()>> {
+    let prepared = Arc::downgrade(prepared);
+    env.create_function_from_closure::<(), (), _>("codeModeToolsFailed", move |ctx| {
+        let message: String = ctx.get(0)?;
+        if let Some(prepared) = prepared.upgrade() {
+            prepared.fail(message);
+        }
+        Ok(())
+    })
+}
+
+/// What `prepareRun` planned, for `build`.
+struct Planned {
+    plan: SurfacePlan,
+    binding: Option<RunBinding>,
+    problems: Vec<String>,
+    /// What a call answered before the catalog is built reports.
+    telemetry: Telemetry,
 }
 
 /// `validate(toolId, callee, inputText)` for `host.js`: a namespace call's

@@ -2,8 +2,10 @@
 // gateway's thread: starts nested calls through the gateway's executeTool,
 // emits their events, and reports how they end through `settleBatch`. Host
 // globals are captured here once, so later changes to them do not matter.
-// `safeJson` is result-json.js's, compiled beside it.
-(function codeModeHost(settleBatch, takeInput, constants, poll, safeJson) {
+// `resultJson` is result-json.js's `{ safeJson, writer }`, compiled beside
+// it; `appendResult(key, text)` hands the binding the first part of a
+// result written over several turns.
+(function codeModeHost(settleBatch, takeInput, constants, poll, resultJson, appendResult) {
   'use strict'
   const ABORTED = constants.aborted
   const TOOL_CALL_FAILED = constants.toolCallFailed
@@ -19,6 +21,7 @@
   const now = performance.now.bind(performance)
   const immediate = setImmediate
   const emitWarning = process.emitWarning.bind(process)
+  const { safeJson, writer } = resultJson
   /** A process warning: the one way this bridge (and the binding) reports. */
   function warn(text) {
     try {
@@ -185,18 +188,74 @@
 
   function follow(key, returned, namespace) {
     const onValue = (value) => {
-      let text
+      let w
       try {
-        text = safeJson(namespace ? details(value) : value)
+        w = writer(namespace ? details(value) : value)
       } catch (error) {
         finish(key, false, message(error))
         return
       }
-      finish(key, true, text, value)
+      results.push({ key, w, value })
+      writeResults()
     }
     const onError = (error) => finish(key, false, message(error))
     // Like `await`: a plain value is the result, a thenable is followed.
     apply(promiseThen, apply(promiseResolve, PromiseClass, [returned]), [onValue, onError])
+  }
+
+  /**
+   * Results being written as JSON text, oldest first. Writing one walks the
+   * whole value, so results are written for at most TURN_MS of measured
+   * time per event-loop turn, like calls are started: a small one at once,
+   * a large one (a 16 MB string, a million small objects) over as many
+   * turns as it needs, its text handed to the binding after each
+   * (`appendResult`; the binding keeps no more of it than the run's bridge
+   * budget, and counts the rest). A result whose call was aborted meanwhile
+   * is dropped.
+   */
+  const results = []
+  let resultsHead = 0
+  let writeLeft = TURN_MS
+  let writeScheduled = false
+  function writeResults() {
+    while (resultsHead < results.length && writeLeft > 0) {
+      const job = results[resultsHead]
+      if (!live.has(job.key)) {
+        results[resultsHead++] = undefined
+        continue
+      }
+      const started = now()
+      let done
+      try {
+        done = job.w.write(started + writeLeft)
+        if (!done) {
+          const text = job.w.take()
+          if (text.length > 0) appendResult(job.key, text)
+        }
+      } catch (error) {
+        results[resultsHead++] = undefined
+        writeLeft -= now() - started
+        finish(job.key, false, message(error))
+        continue
+      }
+      writeLeft -= now() - started
+      if (!done) break
+      results[resultsHead++] = undefined
+      finish(job.key, true, job.w.take(), job.value)
+    }
+    if (resultsHead === results.length) {
+      results.length = 0
+      resultsHead = 0
+    }
+    if (!writeScheduled && (resultsHead < results.length || writeLeft < TURN_MS)) {
+      // Next turn: a fresh budget, and whatever still waits.
+      writeScheduled = true
+      immediate(() => {
+        writeScheduled = false
+        writeLeft = TURN_MS
+        writeResults()
+      })
+    }
   }
 
   /**

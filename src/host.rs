@@ -55,6 +55,9 @@ const HOT_MS: f64 = 0.15;
 pub enum Message {
     Dispatch(Arc<Executor>, Batch),
     Abort(Vec<CallKey>),
+    /// Work another thread hands back (`early.rs`: an exec that waited for
+    /// its catalog and must now wait for namespace scopes).
+    Run(Box<dyn FnOnce(&Env) + Send>),
 }
 
 /// Nested calls on their way to the JavaScript thread: the JSON text
@@ -106,6 +109,17 @@ struct Bridge {
     replies: Mutex<HashMap<CallKey, Reply>>,
     /// The input of each call not started yet.
     inputs: Mutex<HashMap<CallKey, Input>>,
+    /// The text so far of results `host.js` writes over several turns.
+    partials: Mutex<HashMap<CallKey, Partial>>,
+}
+
+/// The first part of a result's JSON text, kept while the rest is written:
+/// at most the run's bridge budget of it; past that the result fails, and
+/// only its length is counted, for the message.
+#[derive(Default)]
+struct Partial {
+    text: String,
+    len: usize,
 }
 
 impl Batch {
@@ -176,6 +190,7 @@ pub fn open(env: &Env) -> Result<HostChannel> {
         functions: OnceLock::new(),
         replies: Mutex::new(HashMap::new()),
         inputs: Mutex::new(HashMap::new()),
+        partials: Mutex::new(HashMap::new()),
     });
     let handler = bridge.clone();
     let channel = Channel::new(env, "code-mode-host", move |env, message| {
@@ -191,6 +206,7 @@ pub fn open(env: &Env) -> Result<HostChannel> {
 fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<Functions> {
     let factory: Unknown = env.run_script(HOST_JS)?;
     let inputs = bridge.clone();
+    let parts = bridge.clone();
     let settle = env.create_function_from_closure::<(), (), _>("codeModeSettle", move |ctx| {
         let keys: Vec<f64> = ctx.get(0)?;
         let oks: Vec<bool> = ctx.get(1)?;
@@ -206,9 +222,16 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
                 .ok()
                 .flatten()
                 .unwrap_or_else(|| messages::TOOL_CALL_FAILED.to_owned());
-            let reply = bridge.replies.lock().remove(&CallKey(key as u64));
+            let key = CallKey(key as u64);
+            let partial = bridge.partials.lock().remove(&key);
+            let reply = bridge.replies.lock().remove(&key);
             if let Some(reply) = reply {
-                settled.push((reply, if ok { Ok(payload) } else { Err(payload) }));
+                let settlement = match (ok, partial) {
+                    (false, _) => Err(payload),
+                    (true, None) => Ok(payload),
+                    (true, Some(partial)) => partial.end(&payload, reply.max_bytes()),
+                };
+                settled.push((reply, settlement));
             }
         }
         Reply::settle_all(settled);
@@ -228,6 +251,25 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
                 }))
             },
         )?;
+    // A result written over several turns: its text so far, kept up to the
+    // run's bridge budget (a result longer than that fails; only its
+    // length is counted then).
+    let append =
+        env.create_function_from_closure::<(), (), _>("codeModeAppendResult", move |ctx| {
+            let key: f64 = ctx.get(0)?;
+            let text: String = ctx.get(1)?;
+            let Some(bridge) = parts.upgrade() else {
+                return Ok(());
+            };
+            let key = CallKey(key as u64);
+            let Some(max) = bridge.replies.lock().get(&key).map(Reply::max_bytes) else {
+                return Ok(());
+            };
+            let mut partials = bridge.partials.lock();
+            let partial = partials.entry(key).or_default();
+            partial.append(&text, max);
+            Ok(())
+        })?;
     // host.js's keep-hot turns: say where this thread runs, yield the turn
     // while a worker waiting for it shares its core (that worker then runs
     // and steps aside: `runs::host_turn`), and handle what the workers sent,
@@ -258,7 +300,7 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
     let incomplete = || napi::Error::from_reason(FAILED_TO_START);
     let result_json: Unknown = env.run_script(RESULT_JSON_JS)?;
     let max_depth = env.create_uint32(MAX_DEPTH as u32)?;
-    let safe_json =
+    let result_json =
         call_function(env, result_json.raw(), &[max_depth.raw()]).map_err(|_| incomplete())?;
     let host = js::make(
         env,
@@ -268,7 +310,8 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
             take_input.raw(),
             constants.raw(),
             poll.raw(),
-            safe_json,
+            result_json,
+            append.raw(),
         ],
         FAILED_TO_START,
     )?;
@@ -277,6 +320,28 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
         abort: host.function("abort")?,
         warn: host.function("warn")?,
     })
+}
+
+impl Partial {
+    fn append(&mut self, text: &str, max: usize) {
+        self.len += text.len();
+        if self.len <= max {
+            self.text.push_str(text);
+        } else {
+            // The result fails whatever follows: its text is not kept.
+            self.text = String::new();
+        }
+    }
+
+    /// The whole text, with `rest`; past `max` bytes, the failure the run
+    /// gives a result that does not fit its bridge budget.
+    fn end(mut self, rest: &str, max: usize) -> std::result::Result<String, String> {
+        self.append(rest, max);
+        if self.len > max {
+            return Err(messages::tool_result_too_large(self.len, max));
+        }
+        Ok(self.text)
+    }
 }
 
 /// One agent run's executor and event sink.
@@ -323,6 +388,7 @@ impl Bridge {
                     self.warn(env, &format!("nested calls could not be aborted: {error}"));
                 }
             }
+            Message::Run(work) => work(env),
         }
     }
 

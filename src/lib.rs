@@ -5,6 +5,7 @@ mod code_mode;
 mod config;
 mod context;
 mod diagnostics;
+mod early;
 mod hooks;
 mod host;
 mod js;

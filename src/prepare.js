@@ -20,6 +20,7 @@
   // installed later neither stall nor see the writing of the tools.
   const now = performance.now.bind(performance)
   const immediate = setImmediate
+  const timeout = setTimeout
 
   // A field JSON would leave out, or write as null.
   const absent = (value) =>
@@ -129,6 +130,9 @@
     const direct = []
     const servers = new Set()
     const plugins = []
+    // Catalog tools per source (openclaw, mcp, client): the telemetry of a
+    // call answered before the catalog is built.
+    const sources = [0, 0, 0]
     for (let i = 0; i < count; i++) {
       take(t, tools[i], i)
       if ((t.flags[i] & 1) === 1) {
@@ -138,12 +142,13 @@
       const name = t.names[i]
       if (LEGACY.has(name)) continue
       const source = t.sources[i]
+      sources[source]++
       if (source === 1 && t.servers[i] !== null) servers.add(t.servers[i])
       if (source === 0 && wanted !== null && t.sourceNames[i] !== null && wanted.has(`${t.sourceNames[i]}\0${name}`)) {
         plugins.push([t.sourceNames[i], name])
       }
     }
-    const outline = stringify({ count, mcpServers: [...servers], pluginTools: plugins })
+    const outline = stringify({ count, mcpServers: [...servers], pluginTools: plugins, sources })
     return [t, direct, outline]
   }
 
@@ -225,10 +230,10 @@
   // call has `last` true (once, even for no tools). `push` returns false
   // when nobody wants the rest (the surface is gone). Returns `finish()`,
   // which hands over what is left at once. Nothing thrown in a background
-  // turn reaches the event loop: the writing stops there, and `finish()`
-  // tries again, throwing to its caller what fails again. Once all is
-  // handed over, nothing here keeps the gateway's tools alive.
-  function stream(t, push) {
+  // turn reaches the event loop: the writing stops there and `fail(reason)`
+  // ends the build with it (calls waiting for the catalog get it). Once
+  // all is handed over, nothing here keeps the gateway's tools alive.
+  function stream(t, push, fail) {
     let table = t
     const count = t.names.length
     let next = 0
@@ -270,8 +275,13 @@
       if (ended || stopped) return
       try {
         pump(now() + turnMillis)
-      } catch {
+      } catch (error) {
         stopped = true
+        ended = true
+        table = null
+        try {
+          fail(reason(error))
+        } catch {}
         return
       }
       if (!ended) immediate(turn)
@@ -286,5 +296,12 @@
     }
   }
 
-  return { scan, serialize, stream }
+  // Calls `fn` after `ms` milliseconds, from a timer that does not keep the
+  // process alive.
+  function later(ms, fn) {
+    const timer = timeout(fn, ms)
+    if (typeof timer === 'object' && typeof timer.unref === 'function') timer.unref()
+  }
+
+  return { scan, serialize, stream, later }
 })

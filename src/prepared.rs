@@ -4,12 +4,12 @@
 //! runtime's builder thread reads them, builds the catalog, the `MCP`
 //! namespace and the plugin namespaces, and makes the agent run.
 //!
-//! Whatever needs the result before it is ready (an exec or wait, the
-//! `catalog` and `diagnostics` getters) finishes it on the spot: the tools
-//! left are written at once, and the build runs on the asking thread, or is
-//! waited for when the builder has started it. A gateway that answers a
-//! model's first turn never pays for it; a test that execs right after
-//! `prepareRun` pays what `prepareRun` used to.
+//! An exec or wait that comes before the result is ready waits for it
+//! without holding the JavaScript thread ([`Prepared::when_built`],
+//! `early.rs`): the builder thread hands it on when it is done. The
+//! `catalog` and `diagnostics` getters, which must answer at once, finish
+//! it on the spot: the tools left are written at once, and the build runs
+//! on the asking thread, or is waited for when the builder has started it.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
@@ -70,10 +70,20 @@ enum Stage {
     Done,
 }
 
+/// What is called with the build's result once it has ended, on the
+/// thread that ended it.
+pub type Waiter = Box<dyn FnOnce(&Result<Arc<Built>, String>) + Send>;
+
+/// The stage of a build and who waits for it.
+struct State {
+    stage: Stage,
+    waiters: Vec<Waiter>,
+}
+
 /// One surface's build.
 pub struct Prepared {
-    stage: Mutex<Stage>,
-    /// Signalled (under `stage`) when a build ends.
+    state: Mutex<State>,
+    /// Signalled (under `state`) when a build ends.
     ended: Condvar,
     built: OnceLock<Result<Arc<Built>, String>>,
 }
@@ -97,7 +107,10 @@ impl Prepared {
 
     fn with(stage: Stage) -> Arc<Self> {
         Arc::new(Self {
-            stage: Mutex::new(stage),
+            state: Mutex::new(State {
+                stage,
+                waiters: Vec::new(),
+            }),
             ended: Condvar::new(),
             built: OnceLock::new(),
         })
@@ -117,16 +130,16 @@ impl Prepared {
     /// One slice of tools as JSON text; the last one queues the build on
     /// `builder`. Slices after the last are ignored.
     pub fn push(self: &Arc<Self>, text: String, last: bool, builder: Option<&Builder>) {
-        let mut stage = self.stage.lock();
-        let Stage::Reading(work) = &mut *stage else {
+        let mut state = self.state.lock();
+        let Stage::Reading(work) = &mut state.stage else {
             return;
         };
         work.texts.push(text);
         if last {
-            if let Stage::Reading(work) = std::mem::replace(&mut *stage, Stage::Building) {
-                *stage = Stage::Queued(work);
+            if let Stage::Reading(work) = std::mem::replace(&mut state.stage, Stage::Building) {
+                state.stage = Stage::Queued(work);
             }
-            drop(stage);
+            drop(state);
             if let Some(builder) = builder {
                 builder.queue(Arc::downgrade(self));
             }
@@ -136,39 +149,88 @@ impl Prepared {
     /// Builds now if every tool is in and no thread has started: what the
     /// builder thread does with each surface it is handed.
     fn build_if_queued(&self) {
-        let mut stage = self.stage.lock();
-        if matches!(*stage, Stage::Queued(_)) {
-            self.build(&mut stage);
+        let mut state = self.state.lock();
+        if matches!(state.stage, Stage::Queued(_)) {
+            self.build(&mut state);
         }
     }
 
     /// Takes the queued work, builds it with the lock released, and marks it
     /// done.
-    fn build(&self, stage: &mut MutexGuard<Stage>) {
-        let Stage::Queued(work) = std::mem::replace(&mut **stage, Stage::Building) else {
+    fn build(&self, state: &mut MutexGuard<State>) {
+        let Stage::Queued(work) = std::mem::replace(&mut state.stage, Stage::Building) else {
             return;
         };
-        let built = MutexGuard::unlocked(stage, || run_build(work.recipe, &work.texts));
+        let built = MutexGuard::unlocked(state, || run_build(work.recipe, &work.texts));
+        self.end(state, built);
+    }
+
+    /// Records the result and hands it to the waiters, with the lock
+    /// released (a waiter may start a run).
+    fn end(&self, state: &mut MutexGuard<State>, built: Result<Arc<Built>, String>) {
         let _ = self.built.set(built);
-        **stage = Stage::Done;
+        state.stage = Stage::Done;
         self.ended.notify_all();
+        let waiters = std::mem::take(&mut state.waiters);
+        if waiters.is_empty() {
+            return;
+        }
+        MutexGuard::unlocked(state, || {
+            if let Some(built) = self.built.get() {
+                for waiter in waiters {
+                    // A waiter's panic must not stop the others, nor reach
+                    // the thread that built (the builder, or Node's).
+                    let _ = catch_unwind(AssertUnwindSafe(|| waiter(built)));
+                }
+            }
+        });
+    }
+
+    /// Calls `waiter` with the result once the build has ended: now, on this
+    /// thread, when it has; else on the thread that ends it.
+    pub fn when_built(&self, waiter: Waiter) {
+        let mut state = self.state.lock();
+        if !matches!(state.stage, Stage::Done) {
+            state.waiters.push(waiter);
+            return;
+        }
+        drop(state);
+        if let Some(built) = self.built.get() {
+            waiter(built);
+        }
+    }
+
+    /// Ends a build whose tools could not all be written (`prepare.js`
+    /// failed in a background turn): every call that needs it gets the
+    /// error. Nothing once every tool is in.
+    pub fn fail(&self, message: String) {
+        let mut state = self.state.lock();
+        if matches!(state.stage, Stage::Reading(_)) {
+            state.stage = Stage::Building;
+            self.end(
+                &mut state,
+                Err(format!(
+                    "code mode could not read RunContext.tools: {message}"
+                )),
+            );
+        }
     }
 
     /// The result, once every tool is in: built on this thread when no other
     /// has started, else waited for.
     pub fn finish(&self) -> Result<Arc<Built>, String> {
-        let mut stage = self.stage.lock();
+        let mut state = self.state.lock();
         loop {
-            match &*stage {
+            match &state.stage {
                 Stage::Done => break,
                 Stage::Reading(_) => {
                     return Err("code mode has not read every tool of the run".to_owned())
                 }
-                Stage::Queued(_) => self.build(&mut stage),
-                Stage::Building => self.ended.wait(&mut stage),
+                Stage::Queued(_) => self.build(&mut state),
+                Stage::Building => self.ended.wait(&mut state),
             }
         }
-        drop(stage);
+        drop(state);
         self.built
             .get()
             .cloned()

@@ -1,10 +1,13 @@
 //! The lifetime of one code-mode runtime, shared by everything that can still
 //! use it.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
-use code_mode_core::runs::Engine;
+use code_mode_core::runs::{Engine, Stop};
+use napi::Env;
+use parking_lot::Mutex;
 
+use crate::early::Early;
 use crate::host::HostChannel;
 use crate::prepared::Builder;
 
@@ -16,6 +19,26 @@ pub struct Runtime {
     pub channel: Arc<HostChannel>,
     /// Builds run catalogs off the JavaScript thread.
     pub builder: Builder,
+    /// Execs and waits waiting for their run's catalog, which `close()`
+    /// answers.
+    pub early: Mutex<Vec<Weak<Early>>>,
+}
+
+impl Runtime {
+    /// Keeps `early` for `close()`, forgetting those no longer waiting.
+    pub fn hold_early(&self, early: &Arc<Early>) {
+        let mut held = self.early.lock();
+        held.retain(|early| early.upgrade().is_some_and(|early| early.waiting()));
+        held.push(Arc::downgrade(early));
+    }
+
+    /// Answers every call still waiting for its catalog as closed.
+    pub fn close_early(&self, env: &Env) {
+        let held: Vec<_> = self.early.lock().drain(..).collect();
+        for early in held.iter().filter_map(Weak::upgrade) {
+            early.stop(env, Stop::Closed);
+        }
+    }
 }
 
 /// When the last holder is garbage-collected without `close()`, the runtime

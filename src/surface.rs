@@ -1,13 +1,14 @@
 //! `CodeModeRunSurface`: one agent run's exec and wait, as JavaScript sees it.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
-use code_mode_core::input::{Field, RawExecInput};
+use code_mode_core::config::CodeModeConfig;
+use code_mode_core::input::{ExecInput, Field, RawExecInput};
 use code_mode_core::messages;
 use code_mode_core::model;
 use code_mode_core::namespaces::RunNamespaces;
-use code_mode_core::result::{ErrorCode, RunResult};
+use code_mode_core::result::{ErrorCode, RunResult, Telemetry};
 use code_mode_core::runs::{AgentRun, Control, Done, Engine, ExecRequest, Stop, WaitRequest};
 use napi::bindgen_prelude::{
     FnArgs, Function, FunctionRef, JsObjectValue, Object, ObjectRef, ToNapiValue, Unknown,
@@ -15,6 +16,7 @@ use napi::bindgen_prelude::{
 use napi::{sys, Env, Error, JsValue, Result};
 use napi_derive::napi;
 
+use crate::early::{self, Call, Early, Onward};
 use crate::js::{self, call_function, field, parse_json};
 use crate::prepared::{Built, Prepared};
 use crate::runtime::Runtime;
@@ -28,7 +30,13 @@ pub struct SurfaceParts {
     pub allowed_payload: Vec<String>,
     /// The run's plugin namespaces' `scopes(budgetMs, signal, done)`, when
     /// it has visible ones.
-    pub scopes: Option<FunctionRef<(), ()>>,
+    pub scopes: Option<Arc<FunctionRef<(), ()>>>,
+    /// The run's configuration; `None` without `executeTool`.
+    pub config: Option<Arc<CodeModeConfig>>,
+    /// What a call answered before the catalog is built reports.
+    pub telemetry: Telemetry,
+    /// `later(ms, fn)` of `prepare.js`: an unreferenced timer.
+    pub later: FunctionRef<(), ()>,
     /// The catalog and agent run, built off the JavaScript thread.
     pub prepared: Arc<Prepared>,
     /// `finish()` of the tools still being written in the background
@@ -120,7 +128,7 @@ impl CodeModeRunSurface {
         call: Option<Object>,
     ) -> Result<Object<'env>> {
         let started = Instant::now();
-        let agent_run = self.runnable(env)?;
+        let (config, agent_run) = self.runnable()?;
         // Everything is read from JavaScript before the promise exists, so a
         // throwing getter leaves nothing pending behind.
         let raw = read_input(&input)?;
@@ -129,17 +137,20 @@ impl CodeModeRunSurface {
             false => match raw {
                 None => Err((ErrorCode::InvalidInput, messages::CODE_REQUIRED.to_owned())),
                 Some(raw) => raw
-                    .validate(&agent_run.config)
+                    .validate(&config)
                     .map_err(|message| (ErrorCode::InvalidInput, message)),
             },
         };
         let input = match input {
             Ok(input) => input,
-            Err((code, message)) => return refused(env, &self.engine, agent_run, code, &message),
+            Err((code, message)) => return self.refused(env, agent_run, code, &message),
         };
         let signal: Unknown = match &call {
             Some(call) => call.get_named_property("signal")?,
             None => js::value(env, js::undefined(env)).to_owned(),
+        };
+        let Some(agent_run) = agent_run else {
+            return self.exec_early(env, &config, input, signal, call, started);
         };
         let call = CallOptions::read(env, call)?;
         let ready = agent_run.toolbox.namespaces.ready();
@@ -154,7 +165,7 @@ impl CodeModeRunSurface {
         // An exec aborted before it starts runs nothing, createScope included.
         match (&self.parts.scopes, ready || control.stopped().is_some()) {
             (Some(scopes), false) => {
-                self.exec_after_scopes(env, scopes, signal, request, control, settle)
+                exec_after_scopes(env, &self.engine, scopes, signal, request, control, settle)
             }
             _ => self.engine.exec(request, control, settle),
         }
@@ -175,7 +186,7 @@ impl CodeModeRunSurface {
         call: Option<Object>,
     ) -> Result<Object<'env>> {
         let started = Instant::now();
-        let agent_run = self.runnable(env)?;
+        let (config, agent_run) = self.runnable()?;
         let run_id = read_run_id(&input)?;
         let run_id = match (self.engine.is_closed(), run_id) {
             (true, _) => Err((ErrorCode::RuntimeUnavailable, messages::CLOSED)),
@@ -184,9 +195,12 @@ impl CodeModeRunSurface {
         };
         let run_id = match run_id {
             Ok(run_id) => run_id,
-            Err((code, message)) => return refused(env, &self.engine, agent_run, code, message),
+            Err((code, message)) => return self.refused(env, agent_run, code, message),
         };
         let call = CallOptions::read(env, call)?;
+        let Some(agent_run) = agent_run else {
+            return self.early(env, &config, Call::Wait(run_id), None, call, started);
+        };
         let request = WaitRequest {
             run_id,
             started,
@@ -201,83 +215,202 @@ impl CodeModeRunSurface {
 }
 
 impl CodeModeRunSurface {
-    /// Holds the exec until the run's namespace scopes are built (the first
-    /// exec of the run, or one that came while they were being built), then
-    /// lets it through; a scope that fails refuses it with `invalid_input`.
-    /// The budget runs meanwhile: when it ends, or the call is aborted, the
-    /// exec goes through to the engine stopped and reports that.
-    fn exec_after_scopes(
-        &self,
-        env: &Env,
-        scopes: &FunctionRef<(), ()>,
-        signal: Unknown,
-        request: ExecRequest,
-        control: Arc<Control>,
-        settle: Done,
-    ) {
-        let agent_run = request.agent_run.clone();
-        let budget = Duration::from_millis(agent_run.config.timeout_ms)
-            .saturating_sub(request.started.elapsed());
-        let gate = self.engine.hold(request, control.clone(), settle);
-        let engine = self.engine.clone();
-        let answer = gate.clone();
-        let done =
-            env.create_function_from_closure::<(), bool, _>("codeModeScopesDone", move |ctx| {
-                let kind: String = ctx.get(0)?;
-                let payload: Unknown = ctx.get(1)?;
-                let namespaces = &agent_run.toolbox.namespaces;
-                match kind.as_str() {
-                    "ready" => {
-                        let json = js::string(&payload)?.unwrap_or_default();
-                        match namespaces.accept(&json) {
-                            Ok(()) => {
-                                engine.open(&answer);
-                                return Ok(true);
-                            }
-                            Err(message) => {
-                                engine.refuse_held(&answer, ErrorCode::InvalidInput, &message)
-                            }
-                        }
-                    }
-                    "problem" => {
-                        let problem = js::to_json_value(ctx.env, Some(payload))?;
-                        let message = scope_problem(namespaces, &problem);
-                        engine.refuse_held(&answer, ErrorCode::InvalidInput, &message);
-                    }
-                    _ => {
-                        // The budget ended or the call was aborted first (the
-                        // abort listener stopped the control already).
-                        control.stop(Stop::Timeout);
-                        engine.open(&answer);
-                    }
-                }
-                Ok(false)
-            });
-        let called = done.and_then(|done| {
-            let scopes = scopes.borrow_back(env)?;
-            let budget = env.create_double(budget.as_secs_f64() * 1000.0)?;
-            call_function(env, scopes.raw(), &[budget.raw(), signal.raw(), done.raw()])
-                .map_err(|thrown| Error::from_reason(js::error_message(env, thrown)))
-        });
-        if let Err(error) = called {
-            self.engine
-                .refuse_held(&gate, ErrorCode::InternalError, &error.reason);
-        }
-    }
-
-    /// What exec and wait run against; a host error when they cannot run.
-    fn runnable(&self, env: &Env) -> Result<Arc<AgentRun>> {
+    /// What exec and wait run against: the run's configuration, and its
+    /// agent run once the catalog is built (`None` before). A host error
+    /// when they cannot run, or when the build failed.
+    fn runnable(&self) -> Result<(Arc<CodeModeConfig>, Option<Arc<AgentRun>>)> {
         if !self.parts.active {
             return Err(Error::from_reason("code mode is not active for this run."));
         }
-        self.built(env)?
-            .agent_run
+        let config = self
+            .parts
+            .config
             .clone()
-            .ok_or_else(|| Error::from_reason("RunContext.executeTool must be a function."))
+            .ok_or_else(|| Error::from_reason("RunContext.executeTool must be a function."))?;
+        let agent_run = match self.parts.prepared.get() {
+            None => None,
+            Some(built) => built.clone().map_err(Error::from_reason)?.agent_run.clone(),
+        };
+        Ok((config, agent_run))
     }
 
+    /// A promise already resolved with a failure (input refused, engine
+    /// closed): with the agent run's telemetry, or before the catalog is
+    /// built, with what it will report.
+    fn refused<'env>(
+        &self,
+        env: &'env Env,
+        agent_run: Option<Arc<AgentRun>>,
+        code: ErrorCode,
+        message: &str,
+    ) -> Result<Object<'env>> {
+        let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
+        let done: Done = Box::new(move |result: RunResult| {
+            let json = result.to_json();
+            deferred.resolve(move |_| Ok(JsonText(json)));
+        });
+        match agent_run {
+            Some(agent_run) => self.engine.refuse(agent_run, code, message, done),
+            None => done(early::failure(&self.parts.telemetry, false, code, message)),
+        }
+        Ok(promise)
+    }
+
+    /// An exec made before the catalog is built: its signal is kept for the
+    /// namespaces' `scopes` when the run has them.
+    fn exec_early<'env>(
+        &self,
+        env: &'env Env,
+        config: &CodeModeConfig,
+        input: ExecInput,
+        signal: Unknown,
+        call: Option<Object>,
+        started: Instant,
+    ) -> Result<Object<'env>> {
+        let signal = match (&self.parts.scopes, js::object(&signal)?) {
+            (Some(_), Some(signal)) => Some(signal.create_ref::<false>()?),
+            _ => None,
+        };
+        let call = CallOptions::read(env, call);
+        let call = match call {
+            Ok(call) => call,
+            Err(error) => {
+                if let Some(signal) = signal {
+                    let _ = signal.unref(env);
+                }
+                return Err(error);
+            }
+        };
+        self.early(env, config, Call::Exec(input), signal, call, started)
+    }
+
+    /// Holds an exec or wait until the catalog is built (`early.rs`),
+    /// answering it at its deadline, on abort or on `close()` if those come
+    /// first. Returns its promise at once.
+    fn early<'env>(
+        &self,
+        env: &'env Env,
+        config: &CodeModeConfig,
+        call_kind: Call,
+        signal: Option<ObjectRef<false>>,
+        call: CallOptions,
+        started: Instant,
+    ) -> Result<Object<'env>> {
+        let deadline = started + Duration::from_millis(config.timeout_ms);
+        let control = call.control.clone();
+        control.arm(deadline);
+        let parent_tool_call_id = call.tool_call_id.clone();
+        let hook = call.early.clone();
+        let (settle, promise) = call.promise(env, self.runtime.clone())?;
+        let onward = Onward {
+            engine: self.engine.clone(),
+            channel: self.runtime.channel.clone(),
+            scopes: self.parts.scopes.clone(),
+        };
+        let parts = early::Parts {
+            call: call_kind,
+            started,
+            parent_tool_call_id,
+            control: control.clone(),
+            settle,
+            signal,
+            prepared: self.parts.prepared.clone(),
+        };
+        let early = Early::hold(parts, self.parts.telemetry.clone(), onward);
+        if !early.waiting() {
+            return Ok(promise);
+        }
+        // Aborted already, or while it waits; closed while it waits.
+        let _ = hook.set(Arc::downgrade(&early));
+        if control.stopped().is_some() {
+            early.stop(env, Stop::Aborted);
+            return Ok(promise);
+        }
+        self.runtime.hold_early(&early);
+        // At its deadline: the budget runs from the JavaScript call.
+        let watched = Arc::downgrade(&early);
+        let lapse =
+            env.create_function_from_closure::<(), (), _>("codeModeEarlyDeadline", move |ctx| {
+                if let Some(early) = watched.upgrade() {
+                    early.stop(ctx.env, Stop::Timeout);
+                }
+                Ok(())
+            })?;
+        let left = deadline.saturating_duration_since(Instant::now());
+        // Whole milliseconds, rounded up: a timer never fires early.
+        let millis = env.create_double(left.as_micros().div_ceil(1000) as f64)?;
+        let later = self.parts.later.borrow_back(env)?;
+        call_function(env, later.raw(), &[millis.raw(), lapse.raw()])
+            .map_err(|thrown| Error::from_reason(js::error_message(env, thrown)))?;
+        Ok(promise)
+    }
+}
+
+/// Holds the exec until the run's namespace scopes are built (the first
+/// exec of the run, or one that came while they were being built), then
+/// lets it through; a scope that fails refuses it with `invalid_input`.
+/// The budget runs meanwhile: when it ends, or the call is aborted, the
+/// exec goes through to the engine stopped and reports that.
+pub fn exec_after_scopes(
+    env: &Env,
+    engine: &Arc<Engine>,
+    scopes: &FunctionRef<(), ()>,
+    signal: Unknown,
+    request: ExecRequest,
+    control: Arc<Control>,
+    settle: Done,
+) {
+    let agent_run = request.agent_run.clone();
+    let budget = Duration::from_millis(agent_run.config.timeout_ms)
+        .saturating_sub(request.started.elapsed());
+    let gate = engine.hold(request, control.clone(), settle);
+    let answer = gate.clone();
+    let engine_ = engine.clone();
+    let done = env.create_function_from_closure::<(), bool, _>("codeModeScopesDone", move |ctx| {
+        let engine = &engine_;
+        let kind: String = ctx.get(0)?;
+        let payload: Unknown = ctx.get(1)?;
+        let namespaces = &agent_run.toolbox.namespaces;
+        match kind.as_str() {
+            "ready" => {
+                let json = js::string(&payload)?.unwrap_or_default();
+                match namespaces.accept(&json) {
+                    Ok(()) => {
+                        engine.open(&answer);
+                        return Ok(true);
+                    }
+                    Err(message) => engine.refuse_held(&answer, ErrorCode::InvalidInput, &message),
+                }
+            }
+            "problem" => {
+                let problem = js::to_json_value(ctx.env, Some(payload))?;
+                let message = scope_problem(namespaces, &problem);
+                engine.refuse_held(&answer, ErrorCode::InvalidInput, &message);
+            }
+            _ => {
+                // The budget ended or the call was aborted first (the
+                // abort listener stopped the control already).
+                control.stop(Stop::Timeout);
+                engine.open(&answer);
+            }
+        }
+        Ok(false)
+    });
+    let called = done.and_then(|done| {
+        let scopes = scopes.borrow_back(env)?;
+        let budget = env.create_double(budget.as_secs_f64() * 1000.0)?;
+        call_function(env, scopes.raw(), &[budget.raw(), signal.raw(), done.raw()])
+            .map_err(|thrown| Error::from_reason(js::error_message(env, thrown)))
+    });
+    if let Err(error) = called {
+        engine.refuse_held(&gate, ErrorCode::InternalError, &error.reason);
+    }
+}
+
+impl CodeModeRunSurface {
     /// The catalog and agent run: built by now, or finished here (the tools
-    /// left are written at once, and the build runs or is waited for).
+    /// left are written at once, and the build runs or is waited for). Only
+    /// the `catalog` and `diagnostics` getters, which must answer at once.
     fn built(&self, env: &Env) -> Result<Arc<Built>> {
         let built = match self.parts.prepared.get() {
             Some(built) => built.clone(),
@@ -310,24 +443,6 @@ fn scope_problem(namespaces: &RunNamespaces, problem: &serde_json::Value) -> Str
     namespaces.problem(index, kind, &path, detail)
 }
 
-/// A promise already resolved with a failure (input refused, engine closed),
-/// answered through the engine so that it carries the run's telemetry.
-fn refused<'env>(
-    env: &'env Env,
-    engine: &Engine,
-    agent_run: Arc<AgentRun>,
-    code: ErrorCode,
-    message: &str,
-) -> Result<Object<'env>> {
-    let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
-    let done: Done = Box::new(move |result: RunResult| {
-        let json = result.to_json();
-        deferred.resolve(move |_| Ok(JsonText(json)));
-    });
-    engine.refuse(agent_run, code, message, done);
-    Ok(promise)
-}
-
 /// The `call` argument of exec and wait: its `toolCallId`, and a control block
 /// that its `signal` stops.
 struct CallOptions {
@@ -335,27 +450,35 @@ struct CallOptions {
     tool_call_id: Option<String>,
     /// The signal and the listener added to it, removed when the call settles.
     listening: Option<(ObjectRef<false>, FunctionRef<(), ()>)>,
+    /// The call while it waits for the catalog, which an abort answers.
+    early: EarlyHook,
 }
+
+/// Where an early call is found by its abort listener.
+type EarlyHook = Arc<OnceLock<Weak<Early>>>;
 
 impl CallOptions {
     fn read(env: &Env, call: Option<Object>) -> Result<Self> {
         let control = Arc::new(Control::default());
+        let early = EarlyHook::default();
         let Some(call) = call else {
             return Ok(Self {
                 control,
                 tool_call_id: None,
                 listening: None,
+                early,
             });
         };
         let tool_call_id = match field(&call, "toolCallId")? {
             Field::Str(id) if !id.is_empty() => Some(id),
             _ => None,
         };
-        let listening = watch_signal(env, &call, &control)?;
+        let listening = watch_signal(env, &call, &control, &early)?;
         Ok(Self {
             control,
             tool_call_id,
             listening,
+            early,
         })
     }
 
@@ -420,6 +543,7 @@ fn watch_signal(
     env: &Env,
     call: &Object,
     control: &Arc<Control>,
+    early: &EarlyHook,
 ) -> Result<Option<(ObjectRef<false>, FunctionRef<(), ()>)>> {
     let signal: Unknown = call.get_named_property("signal")?;
     let Some(signal) = js::object(&signal)? else {
@@ -434,9 +558,13 @@ fn watch_signal(
         return Ok(None);
     };
     let watched = Arc::downgrade(control);
-    let listener = env.create_function_from_closure("onCodeModeAbort", move |_| {
+    let early = early.clone();
+    let listener = env.create_function_from_closure("onCodeModeAbort", move |ctx| {
         if let Some(control) = watched.upgrade() {
             control.stop(Stop::Aborted);
+        }
+        if let Some(early) = early.get().and_then(Weak::upgrade) {
+            early.stop(ctx.env, Stop::Aborted);
         }
         Ok(())
     })?;

@@ -35,11 +35,12 @@ const MAX_SLICE: u32 = 1024;
 /// in milliseconds: at least one slice, then as many as fit.
 pub const TURN_MILLIS: f64 = 0.5;
 
-/// `scan`, `serialize` and `stream` of the compiled `prepare.js`.
+/// `scan`, `serialize`, `stream` and `later` of the compiled `prepare.js`.
 pub struct PrepareJs {
     scan: FunctionRef<(), ()>,
     serialize: FunctionRef<(), ()>,
     stream: FunctionRef<(), ()>,
+    later: FunctionRef<(), ()>,
 }
 
 impl PrepareJs {
@@ -64,7 +65,15 @@ impl PrepareJs {
             scan: made.function("scan")?,
             serialize: made.function("serialize")?,
             stream: made.function("stream")?,
+            later: made.function("later")?,
         })
+    }
+
+    /// `later(ms, fn)`: calls `fn` after `ms` milliseconds from an
+    /// unreferenced timer (`setTimeout` as it was when the `CodeMode` was
+    /// made). A new reference for each surface.
+    pub fn later(&self, env: &Env) -> Result<FunctionRef<(), ()>> {
+        self.later.borrow_back(env)?.create_ref()
     }
 
     /// Checks `tools` (throwing what `prepare.js` throws, or what a getter
@@ -111,15 +120,17 @@ impl PrepareJs {
     }
 
     /// Starts handing every tool, a slice at a time, to `push(text, last)`
-    /// over the next turns of the event loop; returns `finish()`, which
-    /// hands over the rest at once.
+    /// over the next turns of the event loop (or a failure of a background
+    /// turn to `fail(message)`); returns `finish()`, which hands over the
+    /// rest at once.
     pub fn stream(
         &self,
         env: &Env,
         table: &Unknown,
         push: sys::napi_value,
+        fail: sys::napi_value,
     ) -> Result<FunctionRef<(), ()>> {
-        let finish = self.call(env, &self.stream, &[table.raw(), push])?;
+        let finish = self.call(env, &self.stream, &[table.raw(), push, fail])?;
         js::function::<(), ()>(&finish)?
             .ok_or_else(|| Error::from_reason("code mode could not stream RunContext.tools"))?
             .create_ref()
@@ -158,6 +169,8 @@ pub struct RawOutline {
     pub mcp_servers: Vec<String>,
     /// The required plugin tools the catalog holds.
     pub plugin_tools: Vec<(String, String)>,
+    /// The catalog's tools per source: openclaw, mcp, client.
+    pub sources: [u64; 3],
 }
 
 impl RawOutline {

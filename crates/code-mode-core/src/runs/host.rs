@@ -57,6 +57,12 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// The most bytes of results the run holds: a longer result fails with
+    /// `tool_result_too_large` when it arrives.
+    pub fn max_bytes(&self) -> usize {
+        self.arrivals.max_bytes
+    }
+
     pub fn settle(&self, settlement: Settlement) {
         self.arrivals.push([(self.key, settlement)]);
     }
