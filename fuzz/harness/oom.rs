@@ -39,8 +39,11 @@ const HANG: Duration = Duration::from_secs(60);
 
 /// Waits after which a run that keeps parking (a fuzzed cell may yield in a
 /// loop) is left parked: the engine holds at most 64 parked runs and
-/// refuses to park more, so leaving them is bounded.
-const MAX_WAITS: usize = 20;
+/// refuses to park more, so leaving them is bounded. A leg with a live
+/// interval runs its whole budget, so a cell takes at most (1 + MAX_WAITS)
+/// budgets: 20 s, under libFuzzer's 25 s timeout (`scripts/fuzz.sh`); with
+/// 20 waits a fuzzed `setInterval` that never clears took 105 s.
+const MAX_WAITS: usize = 3;
 
 /// The budget of each exec and wait.
 const TIMEOUT_MS: u64 = 5_000;

@@ -932,7 +932,14 @@ impl<I: Tokens> Parser<I> {
         let definite =
             self.input().syntax().typescript() && !is_optional && self.input_mut().eat(Token::Bang);
 
-        let type_ann = self.try_parse_ts_type_ann()?;
+        // code-mode patch: a class field's type annotation is TypeScript
+        // only; in JavaScript `x\n:y` reached the TypeScript parser (a debug
+        // assertion; a release build accepted the annotation).
+        let type_ann = if self.input().syntax().typescript() {
+            self.try_parse_ts_type_ann()?
+        } else {
+            None
+        };
 
         self.do_inside_of_boundary_context(BoundaryContext::InClassField, |p| {
             with_grammar_context!(p, [+In, ?Yield, ?Await], |p| {

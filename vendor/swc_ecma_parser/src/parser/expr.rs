@@ -2334,7 +2334,10 @@ impl<I: Tokens> Parser<I> {
             }
         }
 
-        let span = Span::new_with_checked(left.span_lo(), right.span_hi());
+        // code-mode patch: a right operand made in error recovery can have
+        // a dummy span (`x/p<>`${`), which ends before the left starts (a
+        // debug assertion): the span then ends where it starts.
+        let span = Span::new_with_checked(left.span_lo(), right.span_hi().max(left.span_lo()));
         if (op == op!("&&") || op == op!("||"))
             && matches!(left.as_ref(), Expr::Bin(BinExpr { op: op!("??"), .. }))
         {

@@ -2134,7 +2134,9 @@ impl<I: Tokens> Parser<I> {
         } else if cur == Token::LBracket {
             self.assert_and_bump(Token::LBracket);
             let expr = self.parse_expr()?;
-            self.assert_and_bump(Token::RBracket);
+            // code-mode patch: the `]` was asserted (a debug assertion; a
+            // release build took any token for it): `enum E { [1 x }`.
+            expect!(self, Token::RBracket);
             let bracket_span = self.span(start);
 
             match *expr {
@@ -2180,6 +2182,12 @@ impl<I: Tokens> Parser<I> {
         } else {
             let start = self.cur_pos();
             self.bump();
+            // code-mode patch: a member followed by a stray token at the end
+            // of the input (`enum E { A 0`) stored a comma over the end (a
+            // debug assertion in `store`): that is the end of the input.
+            if self.input().cur() == Token::Eof {
+                return Err(self.eof_error());
+            }
             self.input_mut().store(Token::Comma);
             self.emit_err(Span::new_with_checked(start, start), SyntaxError::TS1005);
             None
