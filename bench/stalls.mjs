@@ -110,6 +110,12 @@ const CASES = {
     await exec("return (await tools.echo({ s: 'x'.repeat(16 << 20) })).s.length")
     return codeMode
   },
+  'bridge: echo of an object with 1.5 million keys': async () => {
+    const { codeMode, exec } = surface({ config: { memoryLimitBytes: 512 << 20 } })
+    // Short keys, so it fits the 16 MiB bridge budget: 1.5 million of them.
+    await exec("const o = {}; for (let i = 0; i < 1.5e6; i++) o[i.toString(36)] = 0; return Object.keys(await tools.echo(o)).length")
+    return codeMode
+  },
   'bridge: 1000 parallel calls': async () => {
     const { codeMode, exec } = surface()
     await exec('await Promise.all(Array.from({ length: 1000 }, (_, i) => tools.echo({ i }))); return 1')
