@@ -249,7 +249,7 @@ impl Hop {
             .and_then(|signal| signal.get_value(env).ok())
             .map_or_else(|| crate::js::undefined(env), |signal| signal.raw());
         let signal_value = crate::js::value(env, value);
-        crate::surface::exec_after_scopes(
+        crate::scopes::exec_after_scopes(
             env,
             engine,
             scopes,

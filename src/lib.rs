@@ -12,6 +12,7 @@ mod js;
 mod namespaces;
 mod prepared;
 mod runtime;
+mod scopes;
 mod surface;
 mod tools;
 mod transcript;

@@ -130,6 +130,10 @@ struct Scanner<'a> {
     untracked: usize,
     /// The site whose `(` is at this byte, when one was found before it.
     pending: Option<(usize, usize)>,
+    /// Braces open in code, and for each template `${` being scanned, how
+    /// many were open when it started (at most [`MAX_OPEN`]).
+    braces: usize,
+    templates: Vec<usize>,
 }
 
 impl Scanner<'_> {
@@ -149,11 +153,21 @@ impl Scanner<'_> {
     }
 
     /// Moves past a string or template opened by `quote` at `self.i`. A
-    /// quoted string also ends at a line's end (it cannot span lines).
+    /// quoted string also ends at a line's end (it cannot span lines). A
+    /// template stops at `${`: its code is scanned like any other, and the
+    /// `}` that closes it resumes the template ([`Self::close_brace`]).
     fn skip_string(&mut self, quote: u8) {
         self.i += 1;
         while let Some(&byte) = self.bytes.get(self.i) {
             match byte {
+                b'$' if quote == b'`' && self.bytes.get(self.i + 1) == Some(&b'{') => {
+                    self.i += 2;
+                    if self.templates.len() < MAX_OPEN {
+                        self.templates.push(self.braces);
+                        return;
+                    }
+                    // Too deep to follow: the rest of it is skipped as text.
+                }
                 b'\\' if self.bytes.get(self.i + 1) == Some(&b'\n') => {
                     self.i += 1;
                     self.newline();
@@ -167,6 +181,19 @@ impl Scanner<'_> {
                 }
                 _ => self.i += 1,
             }
+        }
+    }
+
+    /// A `}` at `self.i`: it ends a template's `${...}` when it closes the
+    /// brace that opened it, and the template goes on.
+    fn close_brace(&mut self) {
+        if self.templates.last() == Some(&self.braces) {
+            self.templates.pop();
+            // `skip_string` starts past the quote: here, past the brace.
+            self.skip_string(b'`');
+        } else {
+            self.braces = self.braces.saturating_sub(1);
+            self.i += 1;
         }
     }
 
@@ -256,6 +283,12 @@ impl Scanner<'_> {
                     self.skip_comment();
                     continue;
                 }
+                b'{' => self.braces += 1,
+                b'}' => {
+                    self.close_brace();
+                    prev = Prev::Other;
+                    continue;
+                }
                 b'(' => self.open_paren(prev),
                 b')' | b']' => {
                     if byte == b')' {
@@ -325,6 +358,8 @@ pub(super) fn scan(script: &str) -> CallSites {
         open: Vec::new(),
         untracked: 0,
         pending: None,
+        braces: 0,
+        templates: Vec::new(),
     }
     .run()
 }
@@ -567,8 +602,13 @@ mod tests {
             blamed("tools.a(1, tools.b(2))", (1, 7)),
             Some(Callee::Tools("a".into()))
         );
-        // Parentheses in strings and comments do not count.
+        // Parentheses in strings and comments do not count; calls in a
+        // template's `${...}` do, and the template goes on after it.
         assert_eq!(blamed("tools.a(')', /* ( */ 1,\n f(2))", (2, 2)), None);
+        let template = "text(`${await tools.b({ q: `${x}` })} (`)\ntools.c(1)";
+        assert_eq!(blamed(template, (1, 21)), Some(Callee::Tools("b".into())));
+        assert_eq!(blamed(template, (2, 7)), Some(Callee::Tools("c".into())));
+        assert_eq!(blamed(template, (1, 2)), None);
         assert_eq!(
             blamed("tools.a(')', /* ) */ 1,\n 2)", (2, 2)),
             Some(Callee::Tools("a".into()))
