@@ -1,16 +1,19 @@
 //! The bounds a nested call meets when it is queued
 //! (`sandbox/bridge/enqueue.rs`), at their value and one past it:
-//! [`MAX_QUEUED_CALLS`] and the run's bridge budget for tool inputs.
+//! [`MAX_QUEUED_CALLS`] and the run's bridge budget for tool inputs; and
+//! how a refused input names the call.
 
 mod common;
 
 use std::sync::Arc;
 
+use code_mode_core::catalog::Schema;
 use code_mode_core::config::{CodeModeConfig, Language};
 use code_mode_core::limits::MAX_QUEUED_CALLS;
 use code_mode_core::runs::Engine;
 use common::*;
 use serde_json::json;
+use serde_json::value::RawValue;
 
 #[test]
 fn a_run_queues_max_queued_calls_and_refuses_one_more() {
@@ -56,4 +59,35 @@ fn a_tool_input_fills_the_bridge_budget_and_one_byte_more_is_refused() {
     assert_eq!(done["value"][1], refused.as_str(), "{done}");
     // Only the first reached the host.
     assert_eq!(state.started.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn an_input_its_schema_refuses_names_the_call_as_the_cell_wrote_it() {
+    let mut read = tool("read");
+    read.parameters = Some(Schema::from_json(
+        RawValue::from_string(
+            r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#
+                .to_owned(),
+        )
+        .unwrap(),
+    ));
+    let config = CodeModeConfig::default();
+    let agent = agent_run_with(Arc::new(ThreadHost::default()), &config, &[read]);
+    let engine = Engine::new(1).unwrap();
+    let done = exec_on(
+        &engine,
+        agent,
+        config,
+        "const sent = (p) => p.then(() => 'sent', (e) => e.message); \
+         return [await sent(tools.read({})), await sent(tools.call('read', { path: 1 }))]",
+        Language::Javascript,
+    );
+    assert_eq!(
+        done["value"],
+        json!([
+            "Invalid input for tools.read: input: missing required property \"path\". tools.describe(\"openclaw:core:read\") shows its input schema.",
+            "Invalid input for tools.call(\"read\"): input.path: expected string, got 1. tools.describe(\"openclaw:core:read\") shows its input schema."
+        ]),
+        "{done}"
+    );
 }
