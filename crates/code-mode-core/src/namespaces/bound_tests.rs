@@ -1,7 +1,7 @@
 //! The core's own check of a serialised scope (`scope.rs`), at each bound of
 //! `limits.rs` and one past it: [`NAMESPACE_SCOPE_NODES`],
-//! [`NAMESPACE_SCOPE_BYTES`], [`NAMESPACE_SCOPE_DEPTH`] and
-//! [`NAMESPACE_CALLABLES`]. (`namespaces.js` checks the same bounds first;
+//! [`NAMESPACE_SCOPE_BYTES`] (and the text of all scopes, read before it is
+//! parsed), [`NAMESPACE_SCOPE_DEPTH`] and [`NAMESPACE_CALLABLES`]. (`namespaces.js` checks the same bounds first;
 //! `__test__/bounds.test.mjs` tests those through the public API.)
 
 use serde_json::{json, Value};
@@ -113,4 +113,54 @@ fn a_scope_holds_namespace_callables_functions_and_one_more_is_refused() {
         with(NAMESPACE_CALLABLES + 1),
         Err("code mode namespace Issues could not be prepared: the scope has more than 256 functions.".to_owned())
     );
+}
+
+/// `count` visible namespaces, `Issues0`, `Issues1`, ...
+fn visible_many(count: usize) -> RunNamespaces {
+    let registrations = (0..count)
+        .map(|i| Registration {
+            id: format!("github-issues-{i}"),
+            plugin_id: "github".into(),
+            global_name: format!("Issues{i}"),
+            description: None,
+            prompt: None,
+            required_tool_names: vec!["list_issues".into()],
+        })
+        .collect();
+    let catalog = Catalog::build(&[plugin("list_issues", "github")]);
+    RunNamespaces::plan(registrations, &catalog)
+}
+
+/// The scopes of `count` namespaces, each an empty tree, as `len` bytes of
+/// JSON text (padded with spaces before the closing bracket).
+fn scopes_text(count: usize, len: usize) -> String {
+    let body = vec![r#"{"tree":{},"callables":[]}"#; count].join(",");
+    let text = format!("[{body}");
+    format!("{text}{}]", " ".repeat(len - text.len() - 1))
+}
+
+#[test]
+fn the_scopes_text_is_read_up_to_scope_bytes_per_namespace_and_64_kib() {
+    // Checked on the text before it is parsed: spaces count. One namespace,
+    // then two (the bound grows with each).
+    for count in [1, 2] {
+        let bound = NAMESPACE_SCOPE_BYTES * count + 64 * 1024;
+        let text = scopes_text(count, bound);
+        assert_eq!(text.len(), bound);
+        assert_eq!(
+            visible_many(count).accept(&text),
+            Ok(()),
+            "{count} namespaces"
+        );
+        // (A run keeps the scopes it accepted first: a fresh one.)
+        let names: Vec<String> = (0..count).map(|i| format!("Issues{i}")).collect();
+        assert_eq!(
+            visible_many(count).accept(&scopes_text(count, bound + 1)),
+            Err(format!(
+                "code mode namespace {} could not be prepared: the scope has more than 10000 values or 262144 bytes of JSON.",
+                names.join(", ")
+            )),
+            "{count} namespaces"
+        );
+    }
 }

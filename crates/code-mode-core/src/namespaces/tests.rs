@@ -167,6 +167,15 @@ fn malformed_scopes_are_refused_with_the_namespace_and_the_path() {
             json!({"tree": [], "callables": []}),
             "createScope returned another value, not a plain object.",
         ),
+        // Array steps are canonical indexes: not `01`, not `+1`.
+        (
+            json!({"tree": {"all": [null, null]}, "callables": [{"path": ["all", "01"], "tool": "list_issues"}]}),
+            "Issues.all[01] is not a function place in the scope, or appears twice.",
+        ),
+        (
+            json!({"tree": {"all": [null, null]}, "callables": [{"path": ["all", "+1"], "tool": "list_issues"}]}),
+            "Issues.all[\"+1\"] is not a function place in the scope, or appears twice.",
+        ),
     ];
     for (scope, problem) in cases {
         assert_eq!(accept(scope).unwrap_err(), format!("{prefix}{problem}"));

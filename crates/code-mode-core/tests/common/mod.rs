@@ -16,7 +16,8 @@ use code_mode_core::runs::{AgentRun, Control, Engine, ExecRequest, RunOwner, Wai
 use serde_json::Value;
 
 /// A host whose tools run on plain threads: `echo` returns its input after
-/// `input.ms` milliseconds (default 0), `fail` rejects with its input's message.
+/// `input.ms` milliseconds (default 0), `fail` rejects with its input's message;
+/// a call its schema refused is rejected with that message, never started.
 #[derive(Default)]
 pub struct ThreadHost {
     pub state: Arc<HostState>,
@@ -33,6 +34,12 @@ pub struct HostState {
 impl Host for ThreadHost {
     fn dispatch(&self, calls: Vec<Dispatch>) {
         for call in calls {
+            // A call whose input its schema refused fails without starting
+            // its tool, as the binding's host does.
+            if let Some(message) = call.rejection.clone() {
+                call.reply.settle(Err(message));
+                continue;
+            }
             let state = self.state.clone();
             let now = state.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
             state.max_in_flight.fetch_max(now, Ordering::SeqCst);

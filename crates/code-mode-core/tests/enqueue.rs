@@ -1,0 +1,93 @@
+//! The bounds a nested call meets when it is queued
+//! (`sandbox/bridge/enqueue.rs`), at their value and one past it:
+//! [`MAX_QUEUED_CALLS`] and the run's bridge budget for tool inputs; and
+//! how a refused input names the call.
+
+mod common;
+
+use std::sync::Arc;
+
+use code_mode_core::catalog::Schema;
+use code_mode_core::config::{CodeModeConfig, Language};
+use code_mode_core::limits::MAX_QUEUED_CALLS;
+use code_mode_core::runs::Engine;
+use common::*;
+use serde_json::json;
+use serde_json::value::RawValue;
+
+#[test]
+fn a_run_queues_max_queued_calls_and_refuses_one_more() {
+    assert_eq!(MAX_QUEUED_CALLS, 1024);
+    // Queued in one synchronous burst: none is dispatched before the last.
+    let done = exec(
+        "const calls = []; \
+         for (let i = 0; i < 1025; i++) calls.push(tools.echo({ i }).then((r) => r.i, (e) => e.message)); \
+         const got = await Promise.all(calls); \
+         return [got.filter((v, i) => v === i).length, got.slice(1024)]",
+    );
+    assert_eq!(
+        done["value"],
+        json!([1024, ["too many queued code mode tool calls."]]),
+        "{done}"
+    );
+}
+
+#[test]
+fn a_tool_input_fills_the_bridge_budget_and_one_byte_more_is_refused() {
+    // Half the memory limit: 2 MiB.
+    let config = CodeModeConfig {
+        memory_limit_bytes: 4 * 1024 * 1024,
+        ..CodeModeConfig::default()
+    };
+    let max = 2 * 1024 * 1024;
+    let refused = format!(
+        "tool input is larger than the code mode bridge limit of {max} bytes (inputs of pending calls included)."
+    );
+    // `{"s":"x…"}` is 8 bytes around the string. `fail` answers with a
+    // short rejection, so that no copy of the input comes back.
+    let code = format!(
+        "const send = (n) => tools.fail({{ s: 'x'.repeat(n - 8) }}).then(() => 'resolved', (e) => e.message); \
+         return [await send({max}), await send({max} + 1)]"
+    );
+    let engine = Engine::new(1).unwrap();
+    let host = Arc::new(ThreadHost::default());
+    let state = host.state.clone();
+    let agent = agent_run(host, &config);
+    let done = exec_on(&engine, agent, config, &code, Language::Javascript);
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_ne!(done["value"][0], refused.as_str(), "{done}");
+    assert_eq!(done["value"][1], refused.as_str(), "{done}");
+    // Only the first reached the host.
+    assert_eq!(state.started.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn an_input_its_schema_refuses_names_the_call_as_the_cell_wrote_it() {
+    let mut read = tool("read");
+    read.parameters = Some(Schema::from_json(
+        RawValue::from_string(
+            r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#
+                .to_owned(),
+        )
+        .unwrap(),
+    ));
+    let config = CodeModeConfig::default();
+    let agent = agent_run_with(Arc::new(ThreadHost::default()), &config, &[read]);
+    let engine = Engine::new(1).unwrap();
+    let done = exec_on(
+        &engine,
+        agent,
+        config,
+        "const sent = (p) => p.then(() => 'sent', (e) => e.message); \
+         return [await sent(tools.read({})), await sent(tools.call('read', { path: 1 }))]",
+        Language::Javascript,
+    );
+    assert_eq!(
+        done["value"],
+        json!([
+            "Invalid input for tools.read: input: missing required property \"path\". tools.describe(\"openclaw:core:read\") shows its input schema.",
+            "Invalid input for tools.call(\"read\"): input.path: expected string, got 1. tools.describe(\"openclaw:core:read\") shows its input schema."
+        ]),
+        "{done}"
+    );
+}
