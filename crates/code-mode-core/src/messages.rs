@@ -113,7 +113,7 @@ pub fn unknown_tool_id(id: &str, suggestions: &[&str]) -> String {
 }
 
 /// A call of `MCP.<server>.<tool>` whose server has no such tool (the run's
-/// error, `sandbox/callees.rs`).
+/// error, `sandbox/callees/`).
 pub fn unknown_mcp_tool(server: &str, tool: &str, suggestions: &[&str]) -> String {
     format!(
         "TypeError: MCP.{server}.{tool} is not a function. The MCP server {server} has no tool {tool}.{} Use MCP.{server}.$api() to list its tools.",

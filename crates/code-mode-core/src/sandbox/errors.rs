@@ -13,7 +13,7 @@ use crate::source::Location;
 pub(super) const CELL_FILE: &str = "cell";
 
 /// Describes an uncaught guest value without any host frame; a call of a
-/// missing tool says which (`callees.rs`).
+/// missing tool says which (`callees/`).
 pub(super) fn describe(ctx: &Ctx<'_>, state: &VmState, exception: &Value<'_>) -> String {
     let Some(object) = exception.as_object() else {
         return format!("Uncaught: {}", cut(primitive_text(ctx, exception)));
