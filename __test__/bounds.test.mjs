@@ -130,6 +130,46 @@ describe('nesting depth: 1000 levels', () => {
   })
 })
 
+describe('members of one object crossing the bridge: 65536 (MAX_OBJECT_MEMBERS)', () => {
+  // An object of n members `k0`..`k{n-1}` (plus `skipped` members whose
+  // values JSON leaves out, which do not count), nested `under` keys deep.
+  const WIDE = `const wide = (n, skipped = 0) => {
+    const o = {}
+    for (let i = 0; i < n; i++) o['k' + i] = i
+    for (let i = 0; i < skipped; i++) o['u' + i] = undefined
+    return o
+  }
+  `
+  const config = { memoryLimitBytes: 128 * MiB, maxOutputBytes: 4 * MiB }
+
+  test('a tool input with an object of 65536 members is sent; 65537 are refused, at the root or nested', async () => {
+    const { value, inputs } = setup(config)
+    const got = await value(`${WIDE}
+      const sent = async (input) => (await attempt(() => tools.sink(input))).error ?? 'sent'
+      return [await sent(wide(65536, 10)), await sent(wide(65537)), await sent({ a: [1, { b: wide(65536) }] }), await sent({ a: [1, { b: wide(65537) }] })]`)
+    const refused = 'tool input has an object with more than 65536 members.'
+    assert.deepEqual(got, ['sent', refused, 'sent', refused])
+    assert.equal(inputs.length, 2)
+    assert.equal(Object.keys(inputs[0]).length, 65536)
+    assert.equal(inputs[0].k65535, 65535)
+    assert.equal(Object.keys(inputs[1].a[1].b).length, 65536)
+  })
+
+  test('a final value and a json() item with an object of 65536 members are whole; at 65537 that object becomes "[Too many members]"', async () => {
+    const { exec } = setup(config)
+    const at = await exec(`${WIDE} json({ w: wide(65536) }); return { w: wide(65536, 3), n: 1 }`)
+    assert.equal(at.status, 'completed', at.error)
+    assert.equal(Object.keys(at.value.w).length, 65536)
+    assert.equal(at.value.w.k65535, 65535)
+    assert.equal(at.value.n, 1)
+    assert.equal(Object.keys(at.output[0].value.w).length, 65536)
+    const past = await exec(`${WIDE} json({ w: wide(65537), n: 2 }); return { w: wide(65537), n: 1, after: [wide(2)] }`)
+    assert.equal(past.status, 'completed', past.error)
+    assert.deepEqual(past.value, { w: '[Too many members]', n: 1, after: [{ k0: 0, k1: 1 }] })
+    assert.deepEqual(past.output[0].value, { w: '[Too many members]', n: 2 })
+  })
+})
+
 describe('the bridge budget: half of memoryLimitBytes, at most 16 MiB', () => {
   const refusedInput = (max) => `tool input is larger than the code mode bridge limit of ${max} bytes (inputs of pending calls included).`
   // A string input of n characters is n + 2 bytes of JSON.

@@ -96,3 +96,55 @@ describe('tool results written in slices', () => {
     assert.deepEqual(got, [2001, 'tool result nests deeper than 1000 levels'])
   })
 })
+
+describe('exec and wait results delivered in pieces', () => {
+  // A result whose JSON text passes 16 KiB (INPUT_PIECE_BYTES) is cut into
+  // pieces on the worker thread and assembled by host.js over several turns
+  // of the event loop (host.rs `ResultText`), instead of one JSON.parse.
+  // How long a turn is held is measured by `npm run bench:stalls` (the
+  // "output:" cases), not here.
+  const config = { maxOutputBytes: 8 << 20 }
+
+  test('every shape arrives as JSON.parse of the whole text would make it: the value, output items, __proto__ keys, deep and wide parts', async () => {
+    const cell = `
+      const deep = (n) => { let v = 'bottom'; for (let i = 0; i < n; i++) v = [v]; return v }
+      const proto = JSON.parse('{"__proto__": {"polluted": true}, "x": 1}')
+      const wide = {}
+      for (let i = 0; i < 20000; i++) wide['k' + i] = i % 3 === 0 ? 'é\\u2028"\\\\' + i : [i, { i }]
+      const value = { proto, wide, nums: [-1.5, 1e21, 5e-324, 0.1, -7, 1.7976931348623157e308, true, false, null], deep: deep(900), long: 'x'.repeat(100000) + '\\ud83d\\ude00', list: Array.from({ length: 3000 }, (_, i) => ({ i, n: null, b: i % 2 === 0 })), nested: { a: { b: { c: { d: { e: { f: { g: { h: { i: { j: Array.from({ length: 5000 }, (_, i) => i) } } } } } } } } } } }
+      json(value)
+      console.log('y'.repeat(50000))
+      return value`
+    const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 60000, memoryLimitBytes: 256 << 20, ...config }, workerThreads: 1 })
+    instances.push(codeMode)
+    const run = codeMode.prepareRun({ runId: 'shapes', tools: [{ name: 'echo', description: 'Echo', source: 'openclaw' }], executeTool: async () => null })
+    const result = await run.exec({ code: cell })
+    assert.equal(result.status, 'completed', result.error)
+    // The reference: the same cell's value as Node makes it.
+    const expected = new Function(`const json = () => {}; const console = { log() {} }; ${cell}`)()
+    assert.deepEqual(result.value, expected)
+    assert.deepEqual(result.output[0], { type: 'json', value: expected })
+    assert.deepEqual(result.output[1], { type: 'text', text: 'y'.repeat(50000) })
+    // `__proto__` is an own data member, as JSON.parse makes it, not the prototype.
+    assert.equal(Object.getPrototypeOf(result.value.proto), Object.prototype)
+    assert.deepEqual(Object.keys(result.value.proto), ['__proto__', 'x'])
+    assert.equal({}.polluted, undefined)
+    assert.deepEqual(Object.keys(result.value.wide).slice(0, 3), ['k0', 'k1', 'k2'])
+  })
+
+  test('results of parallel runs each arrive whole and as their own', async () => {
+    const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 60000, memoryLimitBytes: 256 << 20, ...config }, workerThreads: 2 })
+    instances.push(codeMode)
+    const execs = Array.from({ length: 6 }, (_, k) => {
+      const run = codeMode.prepareRun({ runId: `parallel-${k}`, tools: [{ name: 'echo', description: 'Echo', source: 'openclaw' }], executeTool: async () => null })
+      return run.exec({ code: `return { k: ${k}, items: Array.from({ length: ${20000 + k} }, (_, i) => [${k}, i]) }` })
+    })
+    const results = await Promise.all(execs)
+    results.forEach((result, k) => {
+      assert.equal(result.status, 'completed', result.error)
+      assert.equal(result.value.k, k)
+      assert.equal(result.value.items.length, 20000 + k)
+      assert.deepEqual(result.value.items.at(-1), [k, 20000 + k - 1])
+    })
+  })
+})

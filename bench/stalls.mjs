@@ -100,6 +100,21 @@ const CASES = {
     await exec("for (let i = 0; i < 1e5; i++) console.log('x'.repeat(100))")
     return codeMode
   },
+  'output: 10 MiB final value of small objects': async () => {
+    const { codeMode, exec } = surface({ config: { memoryLimitBytes: 256 << 20, maxOutputBytes: 10 << 20 } })
+    await exec("return Array.from({ length: 500000 }, (_, i) => ({ i, s: 'v' }))")
+    return codeMode
+  },
+  'output: final value with objects of 65,536 keys, 10 MiB': async () => {
+    const { codeMode, exec } = surface({ config: { memoryLimitBytes: 512 << 20, maxOutputBytes: 10 << 20 } })
+    await exec("const o = {}; for (let i = 0; i < 65536; i++) o[i.toString(36)] = 0; return Array.from({ length: 14 }, () => o)")
+    return codeMode
+  },
+  'output: 10 MiB of json() items': async () => {
+    const { codeMode, exec } = surface({ config: { memoryLimitBytes: 256 << 20, maxOutputBytes: 10 << 20 } })
+    await exec("for (let k = 0; k < 100; k++) json(Array.from({ length: 5000 }, (_, i) => ({ i, s: 'v' })))")
+    return codeMode
+  },
   'bridge: deep tool input (1000 levels)': async () => {
     const { codeMode, exec } = surface()
     await exec('let v = 1; for (let i = 0; i < 999; i++) v = [v]; return await tools.echo({ v })')
@@ -110,10 +125,15 @@ const CASES = {
     await exec("return (await tools.echo({ s: 'x'.repeat(16 << 20) })).s.length")
     return codeMode
   },
-  'bridge: echo of an object with 1.5 million keys': async () => {
+  'bridge: echo of an object with 65,536 keys (MAX_OBJECT_MEMBERS)': async () => {
+    const { codeMode, exec } = surface({ config: { memoryLimitBytes: 512 << 20 } })
+    await exec("const o = {}; for (let i = 0; i < 65536; i++) o[i.toString(36)] = 0; return Object.keys(await tools.echo(o)).length")
+    return codeMode
+  },
+  'bridge: tool input with an object of 1.5 million keys (refused)': async () => {
     const { codeMode, exec } = surface({ config: { memoryLimitBytes: 512 << 20 } })
     // Short keys, so it fits the 16 MiB bridge budget: 1.5 million of them.
-    await exec("const o = {}; for (let i = 0; i < 1.5e6; i++) o[i.toString(36)] = 0; return Object.keys(await tools.echo(o)).length")
+    await exec("const o = {}; for (let i = 0; i < 1.5e6; i++) o[i.toString(36)] = 0; try { await tools.echo(o) } catch (e) { return e.message }")
     return codeMode
   },
   'bridge: 1000 parallel calls': async () => {

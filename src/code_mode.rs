@@ -54,9 +54,11 @@ pub fn create_code_mode(env: Env, options: Option<Object>) -> Result<CodeMode> {
     let config = CodeModeConfig::from(&CoreConfig::resolve(&global, &serde_json::Value::Null));
     let builder = Builder::start()
         .map_err(|e| Error::from_reason(format!("code mode workers could not start: {e}")))?;
+    let (channel, results) = host::open(&env)?;
     let runtime = Runtime {
         engine: Arc::new(engine),
-        channel: Arc::new(host::open(&env)?),
+        channel: Arc::new(channel),
+        results,
         builder,
         early: Default::default(),
     };

@@ -363,18 +363,21 @@
     }
     if (cancelled.has(key)) return true
     try {
-      return assemble(entry)
+      return assemble(entry, spend)
     } catch (error) {
       entry.failed = message(error)
       return true
     }
   }
 
-  /** Replays the pieces of a large input (see `pieces.rs`) while the turn's budget lasts. */
-  function assemble(entry) {
+  /**
+   * Replays the pieces of a large input or result (see `pieces.rs`) into
+   * `entry.input` while `budget()` says the turn has time left.
+   */
+  function assemble(entry, budget) {
     const { pieces, open } = entry
     while (entry.at < pieces.length) {
-      if (!spend()) return false
+      if (!budget()) return false
       const piece = pieces[entry.at++]
       const op = piece[0]
       const top = open[open.length - 1]
@@ -466,6 +469,69 @@
     follow(key, returned, namespace)
   }
 
+  /**
+   * Exec and wait results too long to parse in one piece (a final value or
+   * output items of up to `maxOutputBytes`): the binding cuts their JSON
+   * text on the worker thread, as it cuts a large tool input, and
+   * `deliver(pieces)` answers a promise of the result object, assembled
+   * oldest first for at most TURN_MS of measured time per event-loop turn.
+   */
+  const deliveries = []
+  let deliveriesHead = 0
+  let deliverLeft = TURN_MS
+  let deliverMark = 0
+  let deliverScheduled = false
+  function deliverSpend() {
+    const at = now()
+    deliverLeft -= at - deliverMark
+    deliverMark = at
+    return deliverLeft > 0
+  }
+  function deliver(pieces) {
+    let resolve
+    let reject
+    const promise = new PromiseClass((yes, no) => {
+      resolve = yes
+      reject = no
+    })
+    deliveries.push({ pieces, at: 0, open: [], input: undefined, resolve, reject })
+    deliverSome()
+    return promise
+  }
+  function deliverSome() {
+    deliverMark = now()
+    while (deliveriesHead < deliveries.length && deliverLeft > 0) {
+      const entry = deliveries[deliveriesHead]
+      let done
+      try {
+        done = assemble(entry, deliverSpend)
+      } catch (error) {
+        // Pieces the binding cut from valid JSON do not fail to parse; a
+        // failure here (memory) rejects the exec or wait, as a failed
+        // JSON.parse of the whole text would.
+        deliveries[deliveriesHead++] = undefined
+        entry.reject(error)
+        continue
+      }
+      if (!done) break
+      deliveries[deliveriesHead++] = undefined
+      entry.resolve(entry.input)
+    }
+    if (deliveriesHead === deliveries.length) {
+      deliveries.length = 0
+      deliveriesHead = 0
+    }
+    if (!deliverScheduled && (deliveriesHead < deliveries.length || deliverLeft < TURN_MS)) {
+      // Next turn: a fresh budget, and whatever still waits.
+      deliverScheduled = true
+      immediate(() => {
+        deliverScheduled = false
+        deliverLeft = TURN_MS
+        deliverSome()
+      })
+    }
+  }
+
   /** Fires the signals of these calls and ends them; a later settlement is ignored. */
   function abort(keys) {
     for (const key of parse(keys)) {
@@ -484,5 +550,5 @@
     }
   }
 
-  return { start, abort, warn }
+  return { start, abort, warn, deliver }
 })

@@ -165,11 +165,7 @@ impl Batch {
                 None
             } else {
                 json.push_str(&meta);
-                let size = pieces::PieceSize {
-                    bytes: INPUT_PIECE_BYTES,
-                    members: INPUT_PIECE_MEMBERS,
-                };
-                Some(match pieces::split(&input, size) {
+                Some(match pieces::split(&input, PIECE_SIZE) {
                     Some(pieces) => Input::Pieces(pieces),
                     None => Input::Whole(input),
                 })
@@ -184,8 +180,63 @@ impl Batch {
 /// The host channel of one `CodeMode`.
 pub type HostChannel = Channel<Message>;
 
-/// Compiles `host.js` and opens the channel to it.
-pub fn open(env: &Env) -> Result<HostChannel> {
+/// The JSON text of an exec or wait result, cut into pieces on the thread
+/// that finished it when it is longer than [`INPUT_PIECE_BYTES`] (a final
+/// value or output of up to `maxOutputBytes`, 10 MiB at most): `host.js`
+/// turns the pieces into the result object over as many event-loop turns as
+/// it needs, as it does a large tool input, instead of one `JSON.parse`
+/// that held the event loop for hundreds of milliseconds.
+pub enum ResultText {
+    Whole(String),
+    Pieces(Vec<String>),
+}
+
+impl ResultText {
+    /// Cuts `json` when it is long; on the thread that calls it (a worker's,
+    /// for the results that can be long).
+    pub fn new(json: String) -> Self {
+        match pieces::split(&json, PIECE_SIZE) {
+            Some(pieces) => Self::Pieces(pieces),
+            None => Self::Whole(json),
+        }
+    }
+}
+
+/// How inputs and results are cut.
+const PIECE_SIZE: pieces::PieceSize = pieces::PieceSize {
+    bytes: INPUT_PIECE_BYTES,
+    members: INPUT_PIECE_MEMBERS,
+};
+
+/// Turns results into JavaScript values through `host.js`'s `deliver`,
+/// which lives as long as the runtime (an exec in progress holds it), the
+/// channel closed or not.
+pub struct Results {
+    deliver: FunctionRef<(), ()>,
+}
+
+impl Results {
+    /// The result as a value: parsed at once when whole, else a promise of
+    /// it that `host.js` resolves once its pieces are assembled.
+    pub fn value(&self, env: &Env, text: ResultText) -> Result<sys::napi_value> {
+        match text {
+            ResultText::Whole(json) => Ok(js::parse_json(env, &json)?.raw()),
+            ResultText::Pieces(pieces) => {
+                let deliver = self.deliver.borrow_back(env)?.raw();
+                let mut array = env.create_array(pieces.len() as u32)?;
+                for (i, piece) in pieces.iter().enumerate() {
+                    array.set(i as u32, env.create_string(piece)?)?;
+                }
+                call_function(env, deliver, &[array.raw()])
+                    .map_err(|thrown| napi::Error::from_reason(js::error_message(env, thrown)))
+            }
+        }
+    }
+}
+
+/// Compiles `host.js` and opens the channel to it; the results half turns
+/// exec and wait results into values through it.
+pub fn open(env: &Env) -> Result<(HostChannel, Results)> {
     let bridge = Arc::new(Bridge {
         functions: OnceLock::new(),
         replies: Mutex::new(HashMap::new()),
@@ -197,13 +248,18 @@ pub fn open(env: &Env) -> Result<HostChannel> {
         handler.handle(env, message)
     })
     .map_err(|_| napi::Error::from_reason("code mode could not create its host channel"))?;
-    let functions = compile(env, Arc::downgrade(&bridge), channel.poller())?;
+    let (functions, deliver) = compile(env, Arc::downgrade(&bridge), channel.poller())?;
     let _ = bridge.functions.set(functions);
-    Ok(channel)
+    Ok((channel, Results { deliver }))
 }
 
-/// Compiles `host.js` and binds it to this bridge's `settle`.
-fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<Functions> {
+/// Compiles `host.js` and binds it to this bridge's `settle`; its functions,
+/// and `deliver` apart.
+fn compile(
+    env: &Env,
+    bridge: Weak<Bridge>,
+    poller: Poller<Message>,
+) -> Result<(Functions, FunctionRef<(), ()>)> {
     let factory: Unknown = env.run_script(HOST_JS)?;
     let inputs = bridge.clone();
     let parts = bridge.clone();
@@ -315,11 +371,12 @@ fn compile(env: &Env, bridge: Weak<Bridge>, poller: Poller<Message>) -> Result<F
         ],
         FAILED_TO_START,
     )?;
-    Ok(Functions {
+    let functions = Functions {
         start: host.function("start")?,
         abort: host.function("abort")?,
         warn: host.function("warn")?,
-    })
+    };
+    Ok((functions, host.function("deliver")?))
 }
 
 impl Partial {

@@ -8,7 +8,7 @@ use napi::Env;
 use parking_lot::Mutex;
 
 use crate::early::Early;
-use crate::host::HostChannel;
+use crate::host::{HostChannel, Results};
 use crate::prepared::Builder;
 
 /// What keeps a runtime open: the `CodeMode` object, each of its run
@@ -17,6 +17,9 @@ use crate::prepared::Builder;
 pub struct Runtime {
     pub engine: Arc<Engine>,
     pub channel: Arc<HostChannel>,
+    /// Turns exec and wait results into values (a large one over several
+    /// event-loop turns).
+    pub results: Results,
     /// Builds run catalogs off the JavaScript thread.
     pub builder: Builder,
     /// Execs and waits waiting for their run's catalog, which `close()`

@@ -16,6 +16,7 @@ use napi::{sys, Env, Error, JsValue, Result};
 use napi_derive::napi;
 
 use crate::early::{self, Call, Early, Onward};
+use crate::host::ResultText;
 use crate::js::{self, call_function, field, parse_json};
 use crate::prepared::{Built, Prepared};
 use crate::runtime::Runtime;
@@ -63,13 +64,16 @@ impl CodeModeRunSurface {
     }
 }
 
-/// A result's JSON text, turned into a JavaScript object on the JS thread.
-struct JsonText(String);
+/// A result's JSON text (cut into pieces on the thread that finished the
+/// call, when long), turned into a JavaScript object on the JS thread: at
+/// once, or, from pieces, over several turns (the promise resolves with a
+/// promise of it).
+struct Delivered(ResultText, Arc<Runtime>);
 
-impl ToNapiValue for JsonText {
+impl ToNapiValue for Delivered {
     unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
         let env = Env::from_raw(env);
-        Ok(napi::JsValue::raw(&parse_json(&env, &val.0)?))
+        val.1.results.value(&env, val.0)
     }
 }
 
@@ -250,10 +254,11 @@ impl CodeModeRunSurface {
         code: ErrorCode,
         message: &str,
     ) -> Result<Object<'env>> {
-        let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
+        let (deferred, promise) = env.create_deferred::<Delivered, _>()?;
+        let runtime = self.runtime.clone();
         let done: Done = Box::new(move |result: RunResult| {
-            let json = result.to_json();
-            deferred.resolve(move |_| Ok(JsonText(json)));
+            let text = ResultText::new(result.to_json());
+            deferred.resolve(move |_| Ok(Delivered(text, runtime)));
         });
         match agent_run {
             Some(agent_run) => self.engine.refuse(agent_run, code, message, done),
@@ -417,10 +422,10 @@ impl CallOptions {
     /// else holds it. Settling handles what the workers sent before the
     /// result (the aborts of calls the run left in flight) first.
     fn promise<'env>(self, env: &'env Env, runtime: Arc<Runtime>) -> Result<(Done, Object<'env>)> {
-        let (deferred, promise) = env.create_deferred::<JsonText, _>()?;
+        let (deferred, promise) = env.create_deferred::<Delivered, _>()?;
         let listening = self.listening;
         let settle: Done = Box::new(move |result: RunResult| {
-            let json = result.to_json();
+            let text = ResultText::new(result.to_json());
             deferred.resolve(move |env| {
                 // The worker sent the aborts of the run's calls still in
                 // flight before this result: their signals fire first.
@@ -431,7 +436,7 @@ impl CallOptions {
                     // passed to exec or wait would stay alive for good.
                     let _ = signal.unref(&env);
                 }
-                Ok(JsonText(json))
+                Ok(Delivered(text, runtime))
             });
         });
         Ok((settle, promise))

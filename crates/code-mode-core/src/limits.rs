@@ -33,11 +33,14 @@ pub const MAX_BRIDGE_BYTES: u64 = 16 * 1024 * 1024;
 /// `wait` starts a fresh budget.
 pub const MAX_LEG_INPUT_BYTES: usize = 64 * 1024 * 1024;
 
-/// Microseconds of nested-call work (parsing inputs, assembling their
-/// pieces, calling the gateway's `executeTool`) the Node thread does per
-/// event-loop turn; the rest waits for the next turns, so a flood of calls
-/// never holds the event loop for long. One call or one piece always starts
-/// per turn, so a turn ends at most one unit past this.
+/// Microseconds of work of each kind the Node thread does for code mode per
+/// event-loop turn: starting nested calls (parsing inputs, assembling their
+/// pieces, calling the gateway's `executeTool`), writing tool results as
+/// JSON, and assembling long exec and wait results from their pieces. The
+/// rest waits for the next turns, so a flood of calls or a large result
+/// never holds the event loop for long. One call, one piece or one step of
+/// a result always goes ahead per turn, so a turn ends at most one unit
+/// past this, per kind.
 pub const TURN_WORK_MICROS: u32 = 500;
 
 /// A tool input longer than this reaches the Node thread cut into pieces of
@@ -102,6 +105,16 @@ pub const MAX_PARKED_RUNS: usize = 64;
 /// final value or `json()` item become `"[Too deep]"`; a deeper tool input is
 /// refused; a deeper tool result fails its call.
 pub const MAX_DEPTH: usize = 1000;
+
+/// The most members one object may have when it crosses the bridge to the
+/// Node thread (a tool, MCP or namespace input, a final value, a `json()`
+/// item): V8 keeps a wider object as a hash table, and adding its members,
+/// listing its keys or writing it out then holds the event loop for tens of
+/// milliseconds per 65,536 members and superlinearly past that (1.5 million
+/// took seconds). A wider object in a final value or `json()` item becomes
+/// `"[Too many members]"`; a tool input that has one is refused. Arrays are
+/// not bounded by it (only by bytes).
+pub const MAX_OBJECT_MEMBERS: usize = 65_536;
 
 /// The name and the message of an uncaught guest error are each cut to this
 /// many bytes: the error text of a result is not an output channel.

@@ -2,9 +2,10 @@
 //! lists them; they are part of the contract, byte for byte.
 
 use crate::limits::{
-    MAX_ABANDONED_PER_SESSION, MAX_DEPTH, MAX_OPENING_UNITS, MAX_REPLACED_ABANDONED,
-    MAX_REWRITTEN_CONSTRUCTS, MAX_SAME_NAME_PAIRS, MAX_SOURCE_BYTES, MAX_TIMERS,
-    NAMESPACE_CALLABLES, NAMESPACE_SCOPE_BYTES, NAMESPACE_SCOPE_DEPTH, NAMESPACE_SCOPE_NODES,
+    MAX_ABANDONED_PER_SESSION, MAX_DEPTH, MAX_OBJECT_MEMBERS, MAX_OPENING_UNITS,
+    MAX_REPLACED_ABANDONED, MAX_REWRITTEN_CONSTRUCTS, MAX_SAME_NAME_PAIRS, MAX_SOURCE_BYTES,
+    MAX_TIMERS, NAMESPACE_CALLABLES, NAMESPACE_SCOPE_BYTES, NAMESPACE_SCOPE_DEPTH,
+    NAMESPACE_SCOPE_NODES,
 };
 
 pub const MODULE_ACCESS_DISABLED: &str = "code mode module access is disabled.";
@@ -265,6 +266,11 @@ pub fn leg_input_budget(max: usize) -> String {
 /// `tool input nests deeper than 1000 levels.`
 pub fn tool_input_too_deep() -> String {
     format!("tool input nests deeper than {MAX_DEPTH} levels.")
+}
+
+/// `tool input has an object with more than 65536 members.`
+pub fn tool_input_too_wide() -> String {
+    format!("tool input has an object with more than {MAX_OBJECT_MEMBERS} members.")
 }
 
 pub fn tool_result_too_large(len: usize, max: usize) -> String {

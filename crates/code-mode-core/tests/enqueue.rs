@@ -1,7 +1,7 @@
 //! The bounds a nested call meets when it is queued
 //! (`sandbox/bridge/enqueue.rs`), at their value and one past it:
-//! [`MAX_QUEUED_CALLS`] and the run's bridge budget for tool inputs; and
-//! how a refused input names the call.
+//! [`MAX_QUEUED_CALLS`], the run's bridge budget for tool inputs and
+//! [`MAX_OBJECT_MEMBERS`]; and how a refused input names the call.
 
 mod common;
 
@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use code_mode_core::catalog::Schema;
 use code_mode_core::config::{CodeModeConfig, Language};
-use code_mode_core::limits::MAX_QUEUED_CALLS;
+use code_mode_core::limits::{MAX_OBJECT_MEMBERS, MAX_QUEUED_CALLS};
 use code_mode_core::runs::Engine;
 use common::*;
 use serde_json::json;
@@ -59,6 +59,28 @@ fn a_tool_input_fills_the_bridge_budget_and_one_byte_more_is_refused() {
     assert_eq!(done["value"][1], refused.as_str(), "{done}");
     // Only the first reached the host.
     assert_eq!(state.started.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn a_tool_input_object_of_max_object_members_is_sent_and_one_more_is_refused() {
+    assert_eq!(MAX_OBJECT_MEMBERS, 65_536);
+    // Members JSON leaves out (`undefined`) do not count; the bound holds
+    // at any depth. `fail` answers with a short rejection.
+    let done = exec(
+        "const wide = (n, skipped = 0) => { const o = {}; \
+           for (let i = 0; i < n; i++) o['k' + i] = i; \
+           for (let i = 0; i < skipped; i++) o['u' + i] = undefined; return o }; \
+         const send = (input) => tools.fail(input).then(() => 'resolved', (e) => e.message); \
+         return [await send(wide(65536, 5)), await send(wide(65537)), \
+                 await send([{ a: wide(65536) }]), await send([{ a: wide(65537) }])]",
+    );
+    let refused = "tool input has an object with more than 65536 members.";
+    let value = &done["value"];
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_ne!(value[0], refused, "{done}");
+    assert_eq!(value[1], refused, "{done}");
+    assert_ne!(value[2], refused, "{done}");
+    assert_eq!(value[3], refused, "{done}");
 }
 
 #[test]

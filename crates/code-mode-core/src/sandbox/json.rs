@@ -9,7 +9,7 @@ use rquickjs::function::This;
 use rquickjs::{qjs, Ctx, Function, Object, Value};
 
 use super::control::Control;
-use crate::limits::MAX_DEPTH;
+use crate::limits::{MAX_DEPTH, MAX_OBJECT_MEMBERS};
 
 #[derive(Debug, PartialEq)]
 pub enum ConvertError {
@@ -17,14 +17,19 @@ pub enum ConvertError {
     TooLarge,
     /// The value nests deeper than [`MAX_DEPTH`] and the caller refuses that.
     TooDeep,
+    /// An object in the value has more than [`MAX_OBJECT_MEMBERS`] members
+    /// and the caller refuses that.
+    TooWide,
     /// The VM must stop (timeout, memory, abort): not the guest's data.
     Stopped,
 }
 
-/// What happens to a part nested deeper than [`MAX_DEPTH`].
+/// What happens to a part nested deeper than [`MAX_DEPTH`], and to an object
+/// with more than [`MAX_OBJECT_MEMBERS`] members.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Depth {
-    /// It becomes the string "[Too deep]" (final values, `json()` items).
+    /// It becomes the string "[Too deep]" or "[Too many members]" (final
+    /// values, `json()` items).
     Mark,
     /// The conversion fails (tool inputs: never altered, never sent).
     Refuse,
@@ -323,21 +328,26 @@ impl<'a, 'js> Writer<'a, 'js> {
         Ok(())
     }
 
+    /// Writes the members of `object`. One with more than
+    /// [`MAX_OBJECT_MEMBERS`] members written (skipped ones do not count) is
+    /// refused, or replaced by "[Too many members]": the Node thread turns
+    /// the text into objects, and V8 adds and lists the members of a wider
+    /// one slowly enough to hold its event loop.
     fn object(&mut self, object: &Object<'js>) -> Result<(), ConvertError> {
-        let mut keys = Vec::new();
+        let start = self.out.len();
+        self.out.push(b'{');
+        let mut members = 0;
+        // The names are QuickJS's own snapshot (in the VM's memory), read one
+        // at a time: the host keeps no copy of them.
         for key in object.keys::<Value<'js>>() {
-            match key {
-                Ok(key) => keys.push(key),
+            let key = match key {
+                Ok(key) => key,
                 Err(_) => {
                     self.clear();
                     self.stopped()?;
                     break;
                 }
-            }
-        }
-        self.out.push(b'{');
-        let mut first = true;
-        for key in keys {
+            };
             let value: Value<'js> = match object.get(key.clone()) {
                 Ok(value) => value,
                 Err(_) => {
@@ -351,10 +361,17 @@ impl<'a, 'js> Writer<'a, 'js> {
             if matches!(node, Node::Skip) {
                 continue;
             }
-            if !first {
+            if members == MAX_OBJECT_MEMBERS {
+                if self.depth == Depth::Refuse {
+                    return Err(ConvertError::TooWide);
+                }
+                self.out.truncate(start);
+                return self.string("[Too many members]");
+            }
+            if members > 0 {
                 self.out.push(b',');
             }
-            first = false;
+            members += 1;
             self.string(&name)?;
             self.out.push(b':');
             self.emit(node)?;

@@ -141,7 +141,7 @@ fn convert<'js>(
             state.output.borrow_mut().exceed();
             Err(terminate(ctx, &state.control(), Stop::Output))
         }
-        Err(ConvertError::Stopped | ConvertError::TooDeep) => {
+        Err(ConvertError::Stopped | ConvertError::TooDeep | ConvertError::TooWide) => {
             Err(terminate(ctx, &state.control(), Stop::Timeout))
         }
     }

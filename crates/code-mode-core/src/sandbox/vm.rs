@@ -456,7 +456,7 @@ impl Vm {
                 RawValue::from_string(json).expect("the converter emits valid JSON"),
             ),
             Err(ConvertError::TooLarge) => stop_outcome(Stop::Output),
-            Err(ConvertError::Stopped | ConvertError::TooDeep) => self
+            Err(ConvertError::Stopped | ConvertError::TooDeep | ConvertError::TooWide) => self
                 .stop_reason()
                 .unwrap_or_else(|| stop_outcome(Stop::Timeout)),
         }

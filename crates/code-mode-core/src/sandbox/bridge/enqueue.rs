@@ -304,6 +304,7 @@ fn value_json<'js>(
         Ok(json) => Ok(Ok(json)),
         Err(ConvertError::TooLarge) => Ok(Err(messages::tool_input_too_large(max))),
         Err(ConvertError::TooDeep) => Ok(Err(messages::tool_input_too_deep())),
+        Err(ConvertError::TooWide) => Ok(Err(messages::tool_input_too_wide())),
         Err(ConvertError::Stopped) => Err(terminate(ctx, &control, Stop::Timeout)),
     }
 }
