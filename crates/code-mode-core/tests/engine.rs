@@ -157,6 +157,20 @@ fn deep_recursion_is_a_range_error() {
 }
 
 #[test]
+fn a_cell_recurses_thousands_of_levels_on_its_js_stack_bytes() {
+    // JS_STACK_BYTES (4 MiB) holds about 6500 frames of this function in
+    // an optimised QuickJS; a quarter of it held about 1600.
+    assert_eq!(code_mode_core::limits::JS_STACK_BYTES, 4 * 1024 * 1024);
+    let depth = exec(
+        "let d = 0; function f() { d++; f() } \
+         try { f() } catch (e) { return [d, e.name] }",
+    );
+    let levels = depth["value"][0].as_u64().unwrap_or(0);
+    assert!(levels >= 4000, "{depth}");
+    assert_eq!(depth["value"][1], "RangeError", "{depth}");
+}
+
+#[test]
 fn typescript_cells_run_and_locate_errors() {
     let engine = Engine::new(1).unwrap();
     let ts = "interface P { n: number }\nconst p = {n: 2} as P;\nfunction id<T>(x: T): T { return x }\nreturn id<number>(p.n) * 21";

@@ -1,15 +1,17 @@
 //! The bounds a nested call meets when it is queued
 //! (`sandbox/bridge/enqueue.rs`), at their value and one past it:
-//! [`MAX_QUEUED_CALLS`], the run's bridge budget for tool inputs and
-//! [`MAX_OBJECT_MEMBERS`]; and how a refused input names the call.
+//! [`MAX_QUEUED_CALLS`], the run's bridge budget for tool inputs (pending
+//! inputs included), [`MAX_LEG_INPUT_BYTES`] and [`MAX_OBJECT_MEMBERS`];
+//! the MCP one-object rule; and how a refused input names the call.
 
 mod common;
 
 use std::sync::Arc;
 
 use code_mode_core::catalog::Schema;
+use code_mode_core::catalog::{McpMeta, ToolSource};
 use code_mode_core::config::{CodeModeConfig, Language};
-use code_mode_core::limits::{MAX_OBJECT_MEMBERS, MAX_QUEUED_CALLS};
+use code_mode_core::limits::{MAX_LEG_INPUT_BYTES, MAX_OBJECT_MEMBERS, MAX_QUEUED_CALLS};
 use code_mode_core::runs::Engine;
 use common::*;
 use serde_json::json;
@@ -81,6 +83,86 @@ fn a_tool_input_object_of_max_object_members_is_sent_and_one_more_is_refused() {
     assert_eq!(value[1], refused, "{done}");
     assert_ne!(value[2], refused, "{done}");
     assert_eq!(value[3], refused, "{done}");
+}
+
+#[test]
+fn pending_inputs_share_the_bridge_budget_by_their_sum() {
+    // Two inputs of 10 KB in flight at once are 20 KB of a 16 MiB budget
+    // (a product of their sizes would pass it).
+    let done = exec(
+        "const a = tools.echo({ ms: 50, s: 'x'.repeat(10000) }); \
+         const b = tools.echo({ ms: 0, s: 'y'.repeat(10000) }); \
+         const got = await Promise.allSettled([a, b]); \
+         return got.map((r) => r.status === 'fulfilled' ? r.value.s.length : r.reason.message)",
+    );
+    assert_eq!(done["value"], json!([10000, 10000]), "{done}");
+}
+
+#[test]
+fn one_exec_sends_max_leg_input_bytes_of_inputs_and_one_byte_more_is_refused() {
+    assert_eq!(MAX_LEG_INPUT_BYTES, 64 * 1024 * 1024);
+    // Four inputs of the whole 16 MiB bridge budget, one after another, are
+    // the leg's 64 MiB; then a one-byte input (`1`) is refused. `fail`
+    // answers with a short rejection, so no copy comes back.
+    let config = CodeModeConfig {
+        memory_limit_bytes: 128 * 1024 * 1024,
+        timeout_ms: 60_000,
+        ..CodeModeConfig::default()
+    };
+    let bridge = 16 * 1024 * 1024;
+    let code = format!(
+        "const send = (input) => tools.fail(input).then(() => 'resolved', (e) => e.message === '' ? 'sent' : e.message); \
+         const out = []; \
+         for (let i = 0; i < 4; i++) out.push(await send({{ s: 'x'.repeat({bridge} - 8) }})); \
+         out.push(await send(1)); \
+         return out"
+    );
+    let engine = Engine::new(1).unwrap();
+    let host = Arc::new(ThreadHost::default());
+    let state = host.state.clone();
+    let agent = agent_run(host, &config);
+    let done = exec_on(&engine, agent, config, &code, Language::Javascript);
+    let refused = format!(
+        "tool inputs of this exec or wait call passed the code mode budget of {MAX_LEG_INPUT_BYTES} bytes; return, or await yield_control() and continue after the next wait."
+    );
+    assert_eq!(
+        done["value"],
+        json!(["sent", "sent", "sent", "sent", refused]),
+        "{done}"
+    );
+    assert_eq!(state.started.lock().unwrap().len(), 4);
+}
+
+#[test]
+fn an_mcp_tool_takes_one_object_argument() {
+    let mut search = tool("docs__search");
+    search.source = ToolSource::Mcp;
+    search.source_name = Some("docs".into());
+    search.mcp = Some(McpMeta {
+        server: "docs".into(),
+        tool: "search".into(),
+        operation: None,
+    });
+    let config = CodeModeConfig::default();
+    let host = Arc::new(ThreadHost::default());
+    let state = host.state.clone();
+    let agent = agent_run_with(host, &config, &[search]);
+    let engine = Engine::new(1).unwrap();
+    let done = exec_on(
+        &engine,
+        agent,
+        config,
+        "const send = (...args) => MCP.docs.search(...args).then((r) => r, (e) => e.message); \
+         return [await send({ q: 'a' }), await send(), await send([1]), await send('q'), await send(5), await send({ q: 'b' }, 2)]",
+        Language::Javascript,
+    );
+    let refused = "MCP namespace tools accept one object argument.";
+    assert_eq!(
+        done["value"],
+        json!([{ "q": "a" }, {}, refused, refused, refused, refused]),
+        "{done}"
+    );
+    assert_eq!(state.started.lock().unwrap().len(), 2);
 }
 
 #[test]

@@ -206,3 +206,42 @@ fn schemas_whose_cost_the_input_could_choose_are_not_checked() {
     let plain = json!({"type": "object", "properties": {"v": {"anyOf": [{"type": "string"}, {"type": "number"}]}}});
     assert!(check(plain, json!({"v": true})).is_err());
 }
+
+#[test]
+fn every_problem_is_listed_up_to_the_listed_input_bytes_and_only_the_first_past_them() {
+    use crate::limits::{MAX_HOST_LISTED_INPUT_BYTES, MAX_LISTED_INPUT_BYTES};
+    assert_eq!(MAX_LISTED_INPUT_BYTES, 8 * 1024);
+    assert_eq!(MAX_HOST_LISTED_INPUT_BYTES, 1024);
+    let schema = json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "pad": {"type": "string"}}
+    });
+    let catalog = catalog(schema);
+    let entry = catalog.exact("openclaw:core:read_file").unwrap();
+    let validators = InputValidators::default();
+    // `{"a":1,"b":2,"pad":"…"}` is 22 bytes around the padding: two problems.
+    let input = |bytes: usize| format!(r#"{{"a":1,"b":2,"pad":"{}"}}"#, "x".repeat(bytes - 22));
+    let listed = |input: &str, site: Site| {
+        let rejection = validators.check(entry, input, site).unwrap_err();
+        (rejection.problems.len() + rejection.more, rejection.partial)
+    };
+    assert_eq!(input(MAX_LISTED_INPUT_BYTES).len(), MAX_LISTED_INPUT_BYTES);
+    assert_eq!(
+        listed(&input(MAX_LISTED_INPUT_BYTES), Site::Worker),
+        (2, false)
+    );
+    assert_eq!(
+        listed(&input(MAX_LISTED_INPUT_BYTES + 1), Site::Worker),
+        (1, true)
+    );
+    // On the Node thread (compiled on a worker first).
+    validators.prepare(entry);
+    assert_eq!(
+        listed(&input(MAX_HOST_LISTED_INPUT_BYTES), Site::NodeThread),
+        (2, false)
+    );
+    assert_eq!(
+        listed(&input(MAX_HOST_LISTED_INPUT_BYTES + 1), Site::NodeThread),
+        (1, true)
+    );
+}
