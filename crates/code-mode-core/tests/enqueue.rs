@@ -1,17 +1,24 @@
 //! The bounds a nested call meets when it is queued
 //! (`sandbox/bridge/enqueue.rs`), at their value and one past it:
 //! [`MAX_QUEUED_CALLS`], the run's bridge budget for tool inputs (pending
-//! inputs included), [`MAX_LEG_INPUT_BYTES`] and [`MAX_OBJECT_MEMBERS`];
-//! the MCP one-object rule; and how a refused input names the call.
+//! inputs included), [`MAX_LEG_INPUT_BYTES`], [`MAX_OBJECT_MEMBERS`] and
+//! [`NAMESPACE_ARGS_BYTES`]; the MCP one-object rule; and how a refused
+//! input names the call.
 
 mod common;
 
 use std::sync::Arc;
 
+use code_mode_core::catalog::Catalog;
 use code_mode_core::catalog::Schema;
 use code_mode_core::catalog::{McpMeta, ToolSource};
 use code_mode_core::config::{CodeModeConfig, Language};
-use code_mode_core::limits::{MAX_LEG_INPUT_BYTES, MAX_OBJECT_MEMBERS, MAX_QUEUED_CALLS};
+use code_mode_core::limits::{
+    MAX_LEG_INPUT_BYTES, MAX_OBJECT_MEMBERS, MAX_QUEUED_CALLS, NAMESPACE_ARGS_BYTES,
+};
+use code_mode_core::mcp::McpNamespace;
+use code_mode_core::namespaces::{self, Registration, RunNamespaces};
+use code_mode_core::runs::AgentRun;
 use code_mode_core::runs::Engine;
 use common::*;
 use serde_json::json;
@@ -160,6 +167,64 @@ fn an_mcp_tool_takes_one_object_argument() {
     assert_eq!(
         done["value"],
         json!([{ "q": "a" }, {}, refused, refused, refused, refused]),
+        "{done}"
+    );
+    assert_eq!(state.started.lock().unwrap().len(), 2);
+}
+
+/// An agent run whose plugin namespace `Issues` (plugin `github`) has one
+/// function, `Issues.list`, calling the plugin tool `list_issues`; the test
+/// host answers a call with its input (the arguments' JSON array).
+fn namespace_run(config: &CodeModeConfig, host: Arc<ThreadHost>) -> Arc<AgentRun> {
+    let mut list = tool("list_issues");
+    list.source_name = Some("github".into());
+    let catalog = Arc::new(Catalog::build(&[list]));
+    let registration = Registration {
+        id: "github-issues".into(),
+        plugin_id: "github".into(),
+        global_name: "Issues".into(),
+        description: None,
+        prompt: None,
+        required_tool_names: vec!["list_issues".into()],
+    };
+    let visible = namespaces::visible(vec![registration], |_, _| true);
+    let run_namespaces = RunNamespaces::resolve(visible, &catalog);
+    let scope = json!([{ "tree": { "list": null }, "callables": [{ "path": ["list"], "tool": "list_issues" }] }]);
+    run_namespaces.accept(&scope.to_string()).unwrap();
+    let mcp = Arc::new(McpNamespace::build(&catalog));
+    AgentRun::new(
+        Arc::new(config.clone()),
+        catalog,
+        mcp,
+        Arc::new(run_namespaces),
+        host,
+        vec!["exec".into(), "wait".into()],
+        owner(),
+    )
+}
+
+#[test]
+fn namespace_call_arguments_of_namespace_args_bytes_are_sent_and_one_byte_more_is_refused() {
+    assert_eq!(NAMESPACE_ARGS_BYTES, 1024 * 1024);
+    // `["x…"]` is 4 bytes around the string; trailing `undefined`s are
+    // dropped, one in the middle is `null`.
+    let config = CodeModeConfig::default();
+    let host = Arc::new(ThreadHost::default());
+    let state = host.state.clone();
+    let agent = namespace_run(&config, host);
+    let engine = Engine::new(1).unwrap();
+    let code = format!(
+        "const send = (...args) => Issues.list(...args).then((r) => r.length === 1 ? r[0].length : r, (e) => e.message); \
+         return [await send('x'.repeat({max} - 4)), await send('x'.repeat({max} - 3)), await send(1, undefined, 2, undefined)]",
+        max = NAMESPACE_ARGS_BYTES
+    );
+    let done = exec_on(&engine, agent, config, &code, Language::Javascript);
+    let refused = format!(
+        "plugin namespace call arguments are larger than {NAMESPACE_ARGS_BYTES} bytes of JSON."
+    );
+    assert_eq!(
+        done["value"],
+        json!([NAMESPACE_ARGS_BYTES - 4, refused, [1, null, 2]]),
         "{done}"
     );
     assert_eq!(state.started.lock().unwrap().len(), 2);
