@@ -63,7 +63,7 @@ pub fn is_unsafe_property(name: &str) -> bool {
 pub fn display_path(global_name: &str, path: &[String]) -> String {
     let mut shown = global_name.to_owned();
     for key in path {
-        if !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit()) {
+        if is_array_index(key) {
             shown.push_str(&format!("[{key}]"));
         } else if is_identifier(key) {
             shown.push('.');
@@ -73,6 +73,15 @@ pub fn display_path(global_name: &str, path: &[String]) -> String {
         }
     }
     shown
+}
+
+/// Whether `key` is how JavaScript writes an array index (`0`, `17`; not
+/// `01` or `+1`, and below 2^32 - 1): only then is `a[key]` shown bare.
+fn is_array_index(key: &str) -> bool {
+    let canonical = key == "0" || (!key.starts_with('0') && !key.is_empty());
+    canonical
+        && key.bytes().all(|b| b.is_ascii_digit())
+        && key.parse::<u64>().is_ok_and(|n| n < u64::from(u32::MAX))
 }
 
 /// Numbered names for a base that is not free: `{base}{separator}{n}` for

@@ -106,8 +106,8 @@ fn wait_refuses_unknown_foreign_and_concurrent() {
         timeout_ms: 1000,
         ..config.clone()
     };
+    // `Engine::wait` takes the run (and marks it) before it returns.
     let first = wait_start(&engine, &agent, slow, &run_id, owner());
-    std::thread::sleep(Duration::from_millis(50));
     assert_eq!(
         error(owner(), &run_id),
         "code mode run is already being resumed."

@@ -170,7 +170,7 @@ fn malformed_scopes_are_refused_with_the_namespace_and_the_path() {
         // Array steps are canonical indexes: not `01`, not `+1`.
         (
             json!({"tree": {"all": [null, null]}, "callables": [{"path": ["all", "01"], "tool": "list_issues"}]}),
-            "Issues.all[01] is not a function place in the scope, or appears twice.",
+            "Issues.all[\"01\"] is not a function place in the scope, or appears twice.",
         ),
         (
             json!({"tree": {"all": [null, null]}, "callables": [{"path": ["all", "+1"], "tool": "list_issues"}]}),
@@ -201,6 +201,14 @@ fn paths_are_shown_as_the_guest_writes_them() {
         "Issues.a[0][\"b c\"]"
     );
     assert_eq!(display_path("Issues", &[]), "Issues");
+    // Only canonical array indexes are shown bare: `01` is a key like any other.
+    assert_eq!(
+        display_path(
+            "Issues",
+            &keys(&["all", "01", "10", "4294967294", "4294967295"])
+        ),
+        "Issues.all[\"01\"][10][4294967294][\"4294967295\"]"
+    );
     assert_eq!(
         visible().problem(0, "function", &keys(&["list"]), ""),
         "code mode namespace Issues could not be prepared: Issues.list is a function; a callable member must be a createCodeModeNamespaceTool(toolName) marker."
