@@ -430,6 +430,35 @@ describe('in the guest', () => {
     assert.equal(calls.length, 1)
   })
 
+  test('inputs written and rebuilt over several turns arrive equal to what the mapper returned', async () => {
+    // Over 16 KiB of mapped JSON goes through the writer in slices and is
+    // rebuilt from pieces; this is the same value the short path gives.
+    const mapped = []
+    registerIssues(() => ({
+      list: namespaceTool('github_list_issues', ([value]) => {
+        const input = { value, extra: { ['__proto__']: 1, n: -0, list: [undefined, () => 1, NaN] } }
+        mapped.push(JSON.parse(JSON.stringify(input)))
+        return input
+      }),
+    }))
+    const { exec, calls } = prepare()
+    const result = await exec(`
+      const wide = {}
+      for (let i = 0; i < 5000; i++) wide['k' + i] = i % 7 === 0 ? { i, s: 'é"\\\\' + i } : [i, null, true]
+      const long = Array.from({ length: 100000 }, (_, i) => i % 3 ? i : 'x' + i)
+      let deep = 'end'
+      for (let i = 0; i < 900; i++) deep = { d: deep }
+      const sizes = []
+      for (const value of [wide, long, deep, 'short', { ['__proto__']: [1] }]) sizes.push(JSON.stringify(await Issues.list(value)).length)
+      return sizes`)
+    assert.equal(result.status, 'completed', result.error)
+    assert.equal(calls.length, 5)
+    for (const [index, call] of calls.entries()) assert.deepEqual(call.input, mapped[index], `call ${index}`)
+    assert.ok(JSON.stringify(calls[0].input).length > 100_000)
+    assert.equal(Object.getPrototypeOf(calls[4].input.value), Object.prototype)
+    assert.deepEqual(Object.keys(calls[4].input.value), ['__proto__'])
+  })
+
   test('a slow namespace call parks the run and wait resumes it', async () => {
     registerIssues()
     const pending = []

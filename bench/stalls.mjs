@@ -211,6 +211,32 @@ const CASES = {
     binding.clearCodeModeNamespacesForPlugin('stall')
     return codeMode
   },
+  'namespace: 1 MiB of arguments holding an object of 65536 members': async () => {
+    binding.registerCodeModeNamespaceForPlugin('stall', {
+      id: 'stall-wide',
+      globalName: 'Wide',
+      requiredToolNames: ['stall_wide'],
+      createScope: () => ({ call: binding.createCodeModeNamespaceTool('stall_wide', ([input]) => input) }),
+    })
+    const tools = [{ name: 'stall_wide', description: 'Wide', source: 'openclaw', sourceName: 'stall' }]
+    const { codeMode, exec } = surface({ tools, executeTool: async () => 'ok', config: { memoryLimitBytes: 256 << 20 } })
+    await exec("const o = {}; for (let i = 0; i < 65536; i++) o[i.toString(36)] = 'v'.repeat(4); return await Wide.call(o)")
+    binding.clearCodeModeNamespacesForPlugin('stall')
+    return codeMode
+  },
+  'namespace: 1 MiB of arguments of 400000 small elements': async () => {
+    binding.registerCodeModeNamespaceForPlugin('stall', {
+      id: 'stall-many',
+      globalName: 'Many',
+      requiredToolNames: ['stall_many'],
+      createScope: () => ({ call: binding.createCodeModeNamespaceTool('stall_many', ([input]) => input) }),
+    })
+    const tools = [{ name: 'stall_many', description: 'Many', source: 'openclaw', sourceName: 'stall' }]
+    const { codeMode, exec } = surface({ tools, executeTool: async () => 'ok', config: { memoryLimitBytes: 256 << 20 } })
+    await exec('return await Many.call(new Array(400000).fill(1))')
+    binding.clearCodeModeNamespacesForPlugin('stall')
+    return codeMode
+  },
   'validation: 3000 Unicode-class patterns (finding 2)': async () => {
     const properties = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^\\p{L}{1,${i + 1}}\\p{N}*$` }]))
     const tools = [{ name: 'wide', description: 'Wide schema', source: 'openclaw', parameters: { type: 'object', properties } }]

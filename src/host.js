@@ -4,12 +4,15 @@
 // globals are captured here once, so later changes to them do not matter.
 // `resultJson` is result-json.js's `{ safeJson, writer }`, compiled beside
 // it; `appendResult(key, text)` hands the binding the first part of a
-// result written over several turns.
-(function codeModeHost(settleBatch, takeInput, constants, poll, resultJson, appendResult) {
+// result written over several turns; `splitJson(text)` cuts JSON text into
+// the pieces `assemble` replays (the binding's `pieces::split`; null when it
+// is short or not a container).
+(function codeModeHost(settleBatch, takeInput, constants, poll, resultJson, appendResult, splitJson) {
   'use strict'
   const ABORTED = constants.aborted
   const TOOL_CALL_FAILED = constants.toolCallFailed
   const HOT_MS = constants.hotMs
+  const PIECE_BYTES = constants.pieceBytes
   const TURN_MS = constants.turnMs
   const NAMESPACE_UNAVAILABLE = constants.namespaceUnavailable
   const AbortControllerClass = AbortController
@@ -21,7 +24,7 @@
   const now = performance.now.bind(performance)
   const immediate = setImmediate
   const emitWarning = process.emitWarning.bind(process)
-  const { safeJson, writer } = resultJson
+  const { writer } = resultJson
   /** A process warning: the one way this bridge (and the binding) reports. */
   function warn(text) {
     try {
@@ -336,11 +339,69 @@
   }
 
   /**
+   * Makes the entry's input within this turn's budget; false when it needs
+   * another turn. A plugin namespace call's input is then mapped by the
+   * plugin and made JSON-safe (`mapped`).
+   */
+  function ready(entry) {
+    if (entry.parsed !== true) {
+      if (!parsed(entry)) return false
+      entry.parsed = true
+      if (entry.failed !== undefined || cancelled.has(entry.call.key) || entry.call.namespaceId === null) return true
+    }
+    try {
+      return mapped(entry)
+    } catch (error) {
+      entry.failed = message(error)
+      return true
+    }
+  }
+
+  /**
+   * A namespace call's input: the guest's arguments, checked against what
+   * this run serialised and mapped by the plugin's inputMapper (in one step:
+   * the plugin's own code; what it throws is the call's error), then written
+   * as JSON-safe text, checked against the tool's schema and made into the
+   * value the tool receives, each in slices of the turn's budget: a million
+   * small arguments took the event loop 300 ms in one piece.
+   */
+  function mapped(entry) {
+    const { call } = entry
+    if (entry.writing === undefined) {
+      if (typeof entry.mapInput !== 'function') throw new ErrorClass(NAMESPACE_UNAVAILABLE)
+      entry.writing = writer(entry.mapInput(call.namespaceId, call.namespacePath, entry.input))
+      entry.input = undefined
+      entry.chunks = []
+    }
+    if (entry.writing !== null) {
+      if (!spend()) return false
+      // The text written in this turn, joined now: the writer keeps every
+      // element's text apart until `take()`.
+      const done = entry.writing.write(mark + left)
+      entry.chunks.push(entry.writing.take())
+      if (!done) return false
+      const text = entry.chunks.length === 1 ? entry.chunks[0] : entry.chunks.join('')
+      entry.writing = null
+      entry.chunks = null
+      if (typeof entry.validate === 'function') entry.rejection = entry.validate(call.id, call.namespaceCallee, text)
+      const pieces = text.length > PIECE_BYTES ? splitJson(text) : null
+      if (pieces === null) {
+        entry.input = parse(text)
+        return true
+      }
+      entry.pieces = pieces
+      entry.at = 0
+      entry.open = []
+    }
+    return assemble(entry, spend)
+  }
+
+  /**
    * Takes the entry's input and turns it into a value within this turn's
    * budget; false when its pieces need another turn. A call aborted while
    * waiting is not parsed at all.
    */
-  function ready(entry) {
+  function parsed(entry) {
     const { key } = entry.call
     if (entry.call.input !== undefined) {
       entry.input = entry.call.input
@@ -403,7 +464,7 @@
     return true
   }
 
-  function startOne({ execute, onEvent, call: { key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId, namespaceId, namespacePath, namespaceCallee, rejection }, input, failed, mapInput, validate }) {
+  function startOne({ execute, onEvent, call: { key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId, namespaceId, rejection: refused }, input, failed, rejection = refused }) {
     waiting.delete(key)
     if (cancelled.delete(key)) {
       settle(key, false, ABORTED)
@@ -414,19 +475,6 @@
       return
     }
     const namespace = namespaceId !== null
-    if (namespace) {
-      // The guest's arguments, checked against what this run serialised and
-      // mapped by the plugin's inputMapper; what it throws is the call's error.
-      try {
-        if (typeof mapInput !== 'function') throw new ErrorClass(NAMESPACE_UNAVAILABLE)
-        const text = safeJson(mapInput(namespaceId, namespacePath, input))
-        if (typeof validate === 'function') rejection = validate(id, namespaceCallee, text)
-        input = parse(text)
-      } catch (error) {
-        settle(key, false, message(error))
-        return
-      }
-    }
     let controller
     try {
       controller = new AbortControllerClass()

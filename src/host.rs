@@ -351,7 +351,18 @@ fn compile(
             "hotMs": HOT_MS,
             "turnMs": f64::from(TURN_WORK_MICROS) / 1000.0,
             "namespaceUnavailable": messages::NAMESPACE_UNAVAILABLE,
+            "pieceBytes": INPUT_PIECE_BYTES,
         }))?,
+    )?;
+    // A namespace call's mapped input, cut like a large tool input so that
+    // host.js makes it over several turns (`pieces::split`: linear, about a
+    // millisecond per MiB).
+    let split_json = env.create_function_from_closure::<(), Option<Vec<String>>, _>(
+        "codeModeSplitJson",
+        |ctx| {
+            let text: String = ctx.get(0)?;
+            Ok(pieces::split(&text, PIECE_SIZE))
+        },
     )?;
     let incomplete = || napi::Error::from_reason(FAILED_TO_START);
     let result_json: Unknown = env.run_script(RESULT_JSON_JS)?;
@@ -368,6 +379,7 @@ fn compile(
             poll.raw(),
             result_json,
             append.raw(),
+            split_json.raw(),
         ],
         FAILED_TO_START,
     )?;

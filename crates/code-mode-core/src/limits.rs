@@ -231,6 +231,8 @@ pub const MAX_HOST_CHECKED_INPUT_BYTES: usize = 256 * 1024;
 /// its first.
 pub const MAX_HOST_LISTED_INPUT_BYTES: usize = 1024;
 /// Plugin namespaces: bytes of JSON the arguments of one namespace call may
-/// take. The host maps them and converts the mapped input in one event-loop
-/// turn, so this bounds that turn's work.
+/// take. The host hands them to the plugin's inputMapper in one piece (the
+/// mapper is the plugin's own code, and its cost follows the arguments), so
+/// this bounds that step; the mapped input is then written, checked and made
+/// into the tool's input in slices of [`TURN_WORK_MICROS`].
 pub const NAMESPACE_ARGS_BYTES: usize = 1024 * 1024;
