@@ -206,8 +206,8 @@ fn namespace_run(config: &CodeModeConfig, host: Arc<ThreadHost>) -> Arc<AgentRun
 #[test]
 fn namespace_call_arguments_of_namespace_args_bytes_are_sent_and_one_byte_more_is_refused() {
     assert_eq!(NAMESPACE_ARGS_BYTES, 1024 * 1024);
-    // `["x…"]` is 4 bytes around the string; trailing `undefined`s are
-    // dropped, one in the middle is `null`.
+    // `["x…"]` is 4 bytes around the string, `[1,null,"x…"]` 11; trailing
+    // `undefined`s are dropped, one in the middle is `null`.
     let config = CodeModeConfig::default();
     let host = Arc::new(ThreadHost::default());
     let state = host.state.clone();
@@ -215,7 +215,9 @@ fn namespace_call_arguments_of_namespace_args_bytes_are_sent_and_one_byte_more_i
     let engine = Engine::new(1).unwrap();
     let code = format!(
         "const send = (...args) => Issues.list(...args).then((r) => r.length === 1 ? r[0].length : r, (e) => e.message); \
-         return [await send('x'.repeat({max} - 4)), await send('x'.repeat({max} - 3)), await send(1, undefined, 2, undefined)]",
+         const last = (...args) => send(...args).then((r) => typeof r === 'string' ? r : r[2].length); \
+         return [await send('x'.repeat({max} - 4)), await send('x'.repeat({max} - 3)), await send(1, undefined, 2, undefined), \
+           await last(1, undefined, 'x'.repeat({max} - 11)), await last(1, undefined, 'x'.repeat({max} - 10)), await send('x'.repeat(3 * {max}))]",
         max = NAMESPACE_ARGS_BYTES
     );
     let done = exec_on(&engine, agent, config, &code, Language::Javascript);
@@ -224,10 +226,17 @@ fn namespace_call_arguments_of_namespace_args_bytes_are_sent_and_one_byte_more_i
     );
     assert_eq!(
         done["value"],
-        json!([NAMESPACE_ARGS_BYTES - 4, refused, [1, null, 2]]),
+        json!([
+            NAMESPACE_ARGS_BYTES - 4,
+            refused,
+            [1, null, 2],
+            NAMESPACE_ARGS_BYTES - 11,
+            refused,
+            refused
+        ]),
         "{done}"
     );
-    assert_eq!(state.started.lock().unwrap().len(), 2);
+    assert_eq!(state.started.lock().unwrap().len(), 3);
 }
 
 #[test]

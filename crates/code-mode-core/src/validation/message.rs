@@ -366,7 +366,10 @@ fn pointer<'s>(root: &'s Value, target: &str) -> Option<&'s Value> {
 
 /// The candidate that `name` most likely misspells: the same text in
 /// another case or with `_`/`-` moved, or within a small edit distance.
-fn near_miss<'c>(name: &str, candidates: impl Iterator<Item = &'c str>) -> Option<&'c str> {
+pub(super) fn near_miss<'c>(
+    name: &str,
+    candidates: impl Iterator<Item = &'c str>,
+) -> Option<&'c str> {
     let squash = |text: &str| -> Vec<char> {
         text.chars()
             .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
@@ -407,7 +410,7 @@ const MAX_NEAR_MISS_COMPARED: usize = 256;
 
 /// Edit distance where swapping two neighbours counts as one edit
 /// (`titel` is one edit from `title`): optimal string alignment.
-fn edit_distance(a: &[char], b: &[char]) -> usize {
+pub(super) fn edit_distance(a: &[char], b: &[char]) -> usize {
     let width = b.len() + 1;
     let mut d = vec![0usize; (a.len() + 1) * width];
     for i in 0..=a.len() {

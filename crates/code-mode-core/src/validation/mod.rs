@@ -31,6 +31,10 @@ mod cost_tests;
 #[cfg(test)]
 mod fuzz;
 #[cfg(test)]
+mod message_tests;
+#[cfg(test)]
+mod read_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::HashMap;

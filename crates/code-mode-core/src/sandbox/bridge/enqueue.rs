@@ -254,10 +254,12 @@ fn args_json<'js>(
             json.push_str("null");
             continue;
         }
-        match value_json(ctx, state, arg, json.len())? {
-            Ok(text) if held + json.len() + text.len() < max => json.push_str(&text),
-            Ok(_) => return Ok(Err(messages::namespace_args_too_large())),
-            Err(message) => return Ok(Err(message)),
+        // Written only as far as the room left, the closing `]` counted: an
+        // argument past it is not converted to the end.
+        let room = max.saturating_sub(held + json.len() + 1);
+        match value_json(ctx, state, arg, room)? {
+            Ok(text) => json.push_str(&text),
+            Err(error) => return Ok(Err(refusal(error, messages::namespace_args_too_large))),
         }
     }
     json.push(']');
@@ -276,35 +278,36 @@ fn input_json<'js>(
     if input.is_undefined() {
         return Ok(Ok("{}".to_owned()));
     }
-    value_json(ctx, state, input, 0)
-}
-
-/// One value as JSON text within what is left of the run's bridge budget
-/// once `used` more bytes are counted, refusing what nests too deep.
-fn value_json<'js>(
-    ctx: &Ctx<'js>,
-    state: &SharedState,
-    input: Value<'js>,
-    used: usize,
-) -> rquickjs::Result<Result<String, String>> {
     let (max, held) = {
         let table = state.calls.borrow();
         (table.max_bridge_bytes, table.input_bytes)
     };
+    Ok(value_json(ctx, state, input, max.saturating_sub(held))?
+        .map_err(|error| refusal(error, || messages::tool_input_too_large(max))))
+}
+
+/// One value as JSON text of at most `room` bytes, refusing what nests too
+/// deep or too wide. A stop during the conversion ends the run.
+fn value_json<'js>(
+    ctx: &Ctx<'js>,
+    state: &SharedState,
+    input: Value<'js>,
+    room: usize,
+) -> rquickjs::Result<Result<String, ConvertError>> {
     let tag = state.tag(ctx)?;
     let control = state.control();
-    match to_json(
-        ctx,
-        &tag,
-        &control,
-        input,
-        max.saturating_sub(held + used),
-        Depth::Refuse,
-    ) {
-        Ok(json) => Ok(Ok(json)),
-        Err(ConvertError::TooLarge) => Ok(Err(messages::tool_input_too_large(max))),
-        Err(ConvertError::TooDeep) => Ok(Err(messages::tool_input_too_deep())),
-        Err(ConvertError::TooWide) => Ok(Err(messages::tool_input_too_wide())),
+    match to_json(ctx, &tag, &control, input, room, Depth::Refuse) {
         Err(ConvertError::Stopped) => Err(terminate(ctx, &control, Stop::Timeout)),
+        converted => Ok(converted),
+    }
+}
+
+/// The message a refused conversion rejects the call with; how a value too
+/// large is worded is the caller's (a stop never gets here: it ends the run).
+fn refusal(error: ConvertError, too_large: impl FnOnce() -> String) -> String {
+    match error {
+        ConvertError::TooDeep => messages::tool_input_too_deep(),
+        ConvertError::TooWide => messages::tool_input_too_wide(),
+        ConvertError::TooLarge | ConvertError::Stopped => too_large(),
     }
 }
