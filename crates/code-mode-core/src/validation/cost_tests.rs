@@ -342,3 +342,101 @@ fn a_refused_schema_is_reported_with_its_reason() {
     assert!(schema_problems().iter().any(|p| p
         == "tool chained (openclaw:core:chained): its input schema is not checked: its alternatives multiply past what one check may cost; its inputs are not validated."));
 }
+
+#[test]
+fn a_pattern_s_length_is_charged_a_unit_per_32_bytes_and_once_per_control_escape() {
+    // `x[ab]{n}` (64 + 2 + n units) beside `y[abab…]` of 4096 bytes: one
+    // range, so 64 + 4096 / 32 + 3 units, most of it its length.
+    let long = format!("y[{}a]", "ab".repeat(2046));
+    assert_eq!(long.len(), MAX_PATTERN_BYTES);
+    let with = |n: u64| {
+        json!({"properties": {
+            "a": {"pattern": format!("x[ab]{{{n}}}")},
+            "b": {"pattern": long},
+        }})
+    };
+    let n = MAX_PATTERN_COST - (64 + 2) - (64 + 128 + 3);
+    assert!(screen::screen(&with(n)).is_ok());
+    assert!(matches!(
+        screen::screen(&with(n + 1)),
+        Err(Refusal::Patterns(_))
+    ));
+    // `\cX` makes the crate parse the pattern again: a pattern with one is
+    // charged its length twice (4096 / 32 * 2, and 4 units of its tree),
+    // and still compiles and checks.
+    let twice = format!("z[{}ba]\\cA", "ab".repeat(2044));
+    assert_eq!(twice.len(), MAX_PATTERN_BYTES);
+    let with = |n: u64| {
+        json!({"properties": {
+            "a": {"pattern": format!("x[ab]{{{n}}}")},
+            "b": {"pattern": twice},
+        }})
+    };
+    let n = MAX_PATTERN_COST - (64 + 2) - (64 + 256 + 4);
+    assert!(screen::screen(&with(n)).is_ok());
+    assert!(matches!(
+        screen::screen(&with(n + 1)),
+        Err(Refusal::Patterns(_))
+    ));
+    let control = json!({"type": "string", "pattern": "^[ab]\\cA$"});
+    assert!(screen::screen(&control).is_ok());
+    let catalog = catalog(control);
+    let entry = catalog.exact("openclaw:core:t").unwrap();
+    let validators = InputValidators::default();
+    assert!(validators
+        .check(entry, "\"a\\u0001\"", Site::Worker)
+        .is_ok());
+    assert!(validators.check(entry, "\"ab\"", Site::Worker).is_err());
+}
+
+#[test]
+fn identifiers_that_make_refs_depend_on_the_path_are_refused() {
+    let refused = |schema: Value| match screen::screen(&schema) {
+        Err(Refusal::Identifiers(keyword)) => Some(keyword),
+        Err(other) => panic!("{schema}: {}", other.reason()),
+        Ok(_) => None,
+    };
+    let below = |draft: &str, key: &str, value: Value| json!({"$schema": draft, "properties": {"a": { key: value, "type": "string" }}});
+    let draft4 = "http://json-schema.org/draft-04/schema#";
+    let draft3 = "http://json-schema.org/draft-03/schema#";
+    let draft7 = "http://json-schema.org/draft-07/schema#";
+    // `id` is an identifier in drafts 3 and 4 only, and only below the root.
+    assert_eq!(
+        refused(below(draft4, "id", json!("x"))),
+        Some("an id below the root")
+    );
+    assert_eq!(
+        refused(below(draft3, "id", json!("x"))),
+        Some("an id below the root")
+    );
+    assert_eq!(refused(below(draft7, "id", json!("x"))), None);
+    assert_eq!(
+        refused(json!({"$schema": draft4, "id": "http://x/", "type": "object"})),
+        None
+    );
+    assert_eq!(
+        refused(below(draft7, "$id", json!("x"))),
+        Some("a $id below the root")
+    );
+    assert_eq!(refused(json!({"$id": "http://x/", "type": "object"})), None);
+    for (key, value) in [
+        ("$anchor", json!("a")),
+        ("$dynamicAnchor", json!("a")),
+        ("$recursiveAnchor", json!(true)),
+        ("$dynamicRef", json!("#a")),
+        ("$recursiveRef", json!("#")),
+    ] {
+        assert_eq!(refused(below(draft7, key, value)), Some(key), "{key}");
+    }
+    assert_eq!(
+        refused(below(draft7, "$recursiveAnchor", json!(false))),
+        None
+    );
+}
+
+#[test]
+fn matching_a_byte_costs_forty_units_per_automaton_state() {
+    assert_eq!(screen::weight(0), 1);
+    assert_eq!(screen::weight(10), 401);
+    assert_eq!(screen::weight(usize::MAX), u64::MAX);
+}

@@ -25,6 +25,8 @@ mod message;
 mod screen;
 
 #[cfg(test)]
+mod analysis_tests;
+#[cfg(test)]
 mod calibrate;
 #[cfg(test)]
 mod cost_tests;

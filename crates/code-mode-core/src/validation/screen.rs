@@ -238,7 +238,9 @@ fn too_costly() -> Refusal {
 /// without building their DFA, which costs more than matching: every
 /// pattern is charged as if it did.
 pub fn weight(states: usize) -> u64 {
-    1 + (states as u64).saturating_mul(UNITS_PER_STATE)
+    (states as u64)
+        .saturating_mul(UNITS_PER_STATE)
+        .saturating_add(1)
 }
 
 /// Units charged per automaton state and byte matched.
