@@ -139,6 +139,8 @@ struct Gates {
     changed: Condvar,
     /// Workers held in `hold` now.
     holding: AtomicUsize,
+    /// `later` calls dispatched so far.
+    later: AtomicUsize,
 }
 
 impl Gates {
@@ -184,6 +186,7 @@ impl Host for GateHost {
                     call.reply.settle(Ok(call.input.clone()));
                 }
                 "later" => {
+                    self.gates.later.fetch_add(1, Ordering::SeqCst);
                     let gates = self.gates.clone();
                     std::thread::spawn(move || {
                         gates.pass(&gate);
@@ -352,6 +355,39 @@ fn a_queued_exec_is_answered_at_its_deadline_while_every_worker_is_stuck() {
     assert_eq!(abandoned_workers().1, 0);
     gates.open_all();
     assert_eq!(answer(&a)["value"], "a");
+    assert_eq!(answer(&b)["value"], "b");
+    engine.close();
+    settle_abandoned();
+}
+
+#[test]
+fn a_run_held_by_a_busy_worker_resumes_on_another_thread() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    settle_abandoned();
+    // One worker: a's run awaits `later` on it; then b's cell holds it in the
+    // host (busy, well within its budget: not stuck). When a's call
+    // settles, the watchdog hands a's run to a thread added for a, which
+    // computes nothing; without that, a would wait for b's worker.
+    let engine = Engine::new(1).unwrap();
+    let (gates, agent) = gated();
+    let a = exec_as(
+        &engine,
+        &agent,
+        60_000,
+        session("a"),
+        "await tools.later({ gate: 'l' }); return 'a'",
+    );
+    until("a's call dispatched", || {
+        gates.later.load(Ordering::SeqCst) == 1
+    });
+    let b = exec_as(&engine, &agent, 60_000, session("b"), HOLD_B);
+    gates.until_holding(1);
+    gates.open("l");
+    let a = answer(&a);
+    assert_eq!(a["value"], "a", "{a}");
+    assert_eq!(gates.holding.load(Ordering::SeqCst), 1, "b still held");
+    assert_eq!(abandoned_workers().1, 0);
+    gates.open_all();
     assert_eq!(answer(&b)["value"], "b");
     engine.close();
     settle_abandoned();
