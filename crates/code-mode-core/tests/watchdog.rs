@@ -394,6 +394,40 @@ fn a_run_held_by_a_busy_worker_resumes_on_another_thread() {
 }
 
 #[test]
+fn an_aborted_leg_stuck_in_the_host_is_answered_and_its_worker_abandoned() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    settle_abandoned();
+    // Its budget is ten minutes: only the stop can end it (the deadline
+    // path would answer long after the test's hang guard).
+    let engine = Engine::new(1).unwrap();
+    let (gates, agent) = gated();
+    let (total, _) = abandoned_workers();
+    let control = Arc::new(Control::default());
+    let stuck = start_as(
+        &engine,
+        &agent,
+        600_000,
+        session("a"),
+        HOLD_A,
+        control.clone(),
+    );
+    gates.until_holding(1);
+    control.stop(Stop::Aborted);
+    let result = answer(&stuck);
+    assert_eq!(result["code"], "aborted", "{result}");
+    assert_eq!(result["error"], "code mode run was aborted.");
+    // Answered from outside: the worker is still held, and abandoned.
+    assert_eq!(gates.holding.load(Ordering::SeqCst), 1);
+    assert_eq!(abandoned_workers(), (total + 1, 1));
+    // A replacement serves the next cell.
+    let next = answer(&exec_as(&engine, &agent, 60_000, session("a"), "return 2"));
+    assert_eq!(next["value"], 2, "{next}");
+    gates.open_all();
+    engine.close();
+    settle_abandoned();
+}
+
+#[test]
 fn an_aborted_queued_exec_is_answered_while_every_worker_is_stuck() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     settle_abandoned();
