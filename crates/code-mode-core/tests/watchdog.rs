@@ -428,6 +428,47 @@ fn an_aborted_leg_stuck_in_the_host_is_answered_and_its_worker_abandoned() {
 }
 
 #[test]
+fn after_an_abandonment_the_pool_still_runs_its_size_and_as_many_again() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    settle_abandoned();
+    // Two workers: a's held one is aborted and abandoned while the other is
+    // idle; the idle one must stay idle (available), beside the replacement.
+    let engine = Engine::new(2).unwrap();
+    let (gates, agent) = gated();
+    let control = Arc::new(Control::default());
+    let stuck = start_as(
+        &engine,
+        &agent,
+        600_000,
+        session("a"),
+        HOLD_A,
+        control.clone(),
+    );
+    gates.until_holding(1);
+    control.stop(Stop::Aborted);
+    assert_eq!(answer(&stuck)["code"], "aborted");
+    gates.open("a");
+    gates.until_holding(0);
+    // Two cells on the two idle workers, two more on threads added for
+    // sessions that compute nothing (the pool's size again): four at once.
+    let cells: Vec<_> = ["b", "c", "d", "e"]
+        .into_iter()
+        .enumerate()
+        .map(|(held, key)| {
+            let rx = exec_as(&engine, &agent, 60_000, session(key), &hold(key));
+            gates.until_holding(held + 1);
+            rx
+        })
+        .collect();
+    gates.open_all();
+    for rx in cells {
+        assert_eq!(answer(&rx)["value"], "held");
+    }
+    engine.close();
+    settle_abandoned();
+}
+
+#[test]
 fn an_aborted_queued_exec_is_answered_while_every_worker_is_stuck() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     settle_abandoned();
