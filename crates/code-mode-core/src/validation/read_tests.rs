@@ -1,7 +1,7 @@
 //! How `mod.rs` reads what it checks: lone surrogates in the input's text,
 //! OpenAPI's `nullable` in the schema and its depth bound, the inputs the
-//! Node thread checks, the stacks compiling and checking grow, and the
-//! validator's options.
+//! Node thread checks, the stack checking grows, and the validator's
+//! options.
 
 use serde_json::{json, Value};
 
@@ -158,8 +158,8 @@ fn checking_a_deep_input_grows_the_stack_it_needs() {
     validators.prepare(catalog.exact("openclaw:core:t").unwrap());
     on_a_small_stack(move || {
         let entry = catalog.exact("openclaw:core:t").unwrap();
-        // 20,000 levels: more than a few MiB of parser frames.
-        let deep = format!("{}1{}", "[".repeat(20_000), "]".repeat(20_000));
+        // 3000 levels: more than a MiB of parser frames in any build.
+        let deep = format!("{}1{}", "[".repeat(3000), "]".repeat(3000));
         let valid = format!(r#"{{"a":"s","deep":{deep}}}"#);
         let invalid = format!(r#"{{"a":1,"deep":{deep}}}"#);
         assert!(validators.check(entry, &valid, Site::Worker).is_ok());
@@ -169,8 +169,11 @@ fn checking_a_deep_input_grows_the_stack_it_needs() {
 }
 
 #[test]
-fn compiling_a_deep_schema_grows_the_stack_it_needs() {
-    // 12 levels of `properties`, compiled on a nearly full stack.
+fn a_schema_twelve_properties_deep_compiles_and_names_the_deepest_place() {
+    // Compiling grows its stack as the checking does (8 MiB past a 64 KiB
+    // red zone); this is not forced here: the schema passes the screen
+    // before the stack is grown, and at opt-level 0 (the mutants' build) its
+    // frames alone fill a stack small enough to force it.
     let mut schema = json!({"type": "string"});
     for _ in 0..12 {
         schema = json!({"type": "object", "properties": {"x": schema}, "required": ["x"]});
@@ -179,19 +182,16 @@ fn compiling_a_deep_schema_grows_the_stack_it_needs() {
     for _ in 0..12 {
         input = json!({ "x": input });
     }
-    let input = input.to_string();
-    on_a_small_stack(move || {
-        let catalog = catalog(schema);
-        let entry = catalog.exact("openclaw:core:t").unwrap();
-        let rejection = InputValidators::default()
-            .check(entry, &input, Site::Worker)
-            .unwrap_err();
-        assert!(rejection.problems[0].location.starts_with("input.x.x.x"));
-        assert_eq!(rejection.problems[0].text, "expected string, got 1");
-    });
-    assert!(!super::schema_problems()
-        .iter()
-        .any(|problem| problem.contains("(openclaw:core:t)") && problem.contains("deep")));
+    let catalog = catalog(schema);
+    let entry = catalog.exact("openclaw:core:t").unwrap();
+    let rejection = InputValidators::default()
+        .check(entry, &input.to_string(), Site::Worker)
+        .unwrap_err();
+    assert_eq!(
+        rejection.problems[0].location,
+        format!("input{}", ".x".repeat(12))
+    );
+    assert_eq!(rejection.problems[0].text, "expected string, got 1");
 }
 
 #[test]
