@@ -31,6 +31,7 @@ fn lone_surrogate_escapes_become_replacement_characters_and_nothing_else_changes
         (r#""ab\\ud800""#, r#""ab\\ud800""#),
         (r#""ab\n\ud800""#, r#""ab\n\ufffd""#),
         (r#""ab\uZZZZ\ud800""#, r#""ab\uZZZZ\ufffd""#),
+        (r#""abcdefgh\uZZ\ud800""#, r#""abcdefgh\uZZ\ufffd""#),
         // What follows a pair, an escape or a replaced unit is still read.
         (
             r#""abcdef\ud83d\ude00gh\ud800\udc01\udfff""#,
