@@ -2,7 +2,7 @@
 // gateway's thread: starts nested calls through the gateway's executeTool,
 // emits their events, and reports how they end through `settleBatch`. Host
 // globals are captured here once, so later changes to them do not matter.
-// `resultJson` is result-json.js's `{ safeJson, writer }`, compiled beside
+// `resultJson` is result-json.js's `{ writer }`, compiled beside
 // it; `appendResult(key, text)` hands the binding the first part of a
 // result written over several turns; `splitJson(text)` cuts JSON text into
 // the pieces `assemble` replays (the binding's `pieces::split`; null when it

@@ -1,7 +1,7 @@
 // Tool results as JSON-safe JSON text, for host.js: compiled once per
 // CodeMode on the gateway's thread, with the host globals it uses captured
 // here once. Evaluates to a factory: given the depth bound, it returns
-// `{ safeJson, writer }`.
+// `{ writer }`.
 (function codeModeResultJson(maxDepth) {
   'use strict'
   const apply = Reflect.apply
@@ -313,12 +313,5 @@
     }
   }
 
-  /** A value's whole JSON-safe text, at once (for values known to be small). */
-  function safeJson(value) {
-    const w = writer(value)
-    w.write(Infinity)
-    return w.take()
-  }
-
-  return { safeJson, writer }
+  return { writer }
 })

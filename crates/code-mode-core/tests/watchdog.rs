@@ -393,19 +393,14 @@ fn a_run_held_by_a_busy_worker_resumes_on_another_thread() {
     settle_abandoned();
 }
 
-#[test]
-fn an_aborted_leg_stuck_in_the_host_is_answered_and_its_worker_abandoned() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    settle_abandoned();
-    // Its budget is ten minutes: only the stop can end it (the deadline
-    // path would answer long after the test's hang guard).
-    let engine = Engine::new(1).unwrap();
-    let (gates, agent) = gated();
-    let (total, _) = abandoned_workers();
+/// Starts [`HOLD_A`] for session `a` with a ten-minute budget (only a stop
+/// can end it before the tests' hang guard), aborts it once the host holds
+/// its worker, and returns its answer.
+fn abort_held(engine: &Engine, agent: &AgentRun, gates: &Gates) -> Value {
     let control = Arc::new(Control::default());
     let stuck = start_as(
-        &engine,
-        &agent,
+        engine,
+        agent,
         600_000,
         session("a"),
         HOLD_A,
@@ -413,7 +408,17 @@ fn an_aborted_leg_stuck_in_the_host_is_answered_and_its_worker_abandoned() {
     );
     gates.until_holding(1);
     control.stop(Stop::Aborted);
-    let result = answer(&stuck);
+    answer(&stuck)
+}
+
+#[test]
+fn an_aborted_leg_stuck_in_the_host_is_answered_and_its_worker_abandoned() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    settle_abandoned();
+    let engine = Engine::new(1).unwrap();
+    let (gates, agent) = gated();
+    let (total, _) = abandoned_workers();
+    let result = abort_held(&engine, &agent, &gates);
     assert_eq!(result["code"], "aborted", "{result}");
     assert_eq!(result["error"], "code mode run was aborted.");
     // Answered from outside: the worker is still held, and abandoned.
@@ -435,18 +440,7 @@ fn after_an_abandonment_the_pool_still_runs_its_size_and_as_many_again() {
     // idle; the idle one must stay idle (available), beside the replacement.
     let engine = Engine::new(2).unwrap();
     let (gates, agent) = gated();
-    let control = Arc::new(Control::default());
-    let stuck = start_as(
-        &engine,
-        &agent,
-        600_000,
-        session("a"),
-        HOLD_A,
-        control.clone(),
-    );
-    gates.until_holding(1);
-    control.stop(Stop::Aborted);
-    assert_eq!(answer(&stuck)["code"], "aborted");
+    assert_eq!(abort_held(&engine, &agent, &gates)["code"], "aborted");
     gates.open("a");
     gates.until_holding(0);
     // Two cells on the two idle workers, two more on threads added for
