@@ -330,7 +330,9 @@ fn known_keys(schema: &Value, error: &ValidationError) -> Vec<String> {
 }
 
 /// The schema object whose keyword raised `error`: its schema path without
-/// the keyword, following local `$ref`s on the way.
+/// the keyword. The crate reports that path where references lead
+/// (`/$defs/item/additionalProperties` for a keyword reached through
+/// `{"$ref": "#/$defs/item"}`), so it holds no `$ref` to follow.
 fn subschema<'s>(root: &'s Value, error: &ValidationError) -> Option<&'s Value> {
     let segments: Vec<String> = error
         .schema_path()
@@ -347,21 +349,12 @@ fn subschema<'s>(root: &'s Value, error: &ValidationError) -> Option<&'s Value> 
             return None;
         }
         node = match (node, segment.as_str()) {
-            (Value::Object(map), "$ref") => match map.get("$ref") {
-                Some(Value::String(target)) => pointer(root, target)?,
-                _ => return None,
-            },
             (Value::Object(map), key) => map.get(key)?,
             (Value::Array(items), index) => items.get(index.parse::<usize>().ok()?)?,
             _ => return None,
         };
     }
     Some(node)
-}
-
-/// A local `$ref` target (`#/$defs/x`).
-fn pointer<'s>(root: &'s Value, target: &str) -> Option<&'s Value> {
-    root.pointer(target.strip_prefix('#')?)
 }
 
 /// The candidate that `name` most likely misspells: the same text in

@@ -230,3 +230,83 @@ fn near_misses_allow_a_third_of_the_length_in_edits() {
     assert_eq!(edit_distance(&[], &['x', 'y']), 2);
     assert_eq!(edit_distance(&['k', 'i', 't'], &['s', 'i', 't', 's']), 2);
 }
+
+/// The problems' texts of `input` under `schema`, joined.
+fn texts(schema: Value, input: Value) -> String {
+    let rejection = rejection(schema, &input.to_string());
+    let texts: Vec<String> = rejection.problems.into_iter().map(|p| p.text).collect();
+    texts.join(" | ")
+}
+
+#[test]
+fn suggestions_follow_the_schema_path_through_refs_and_arrays_and_64_hops() {
+    let strict = json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "additionalProperties": false
+    });
+    let hinted = r#"unknown property "nmae" (did you mean "name"?)"#;
+    // Through a local `$ref` (`#/$defs/item`): the crate reports the
+    // keyword where the reference leads, `/$defs/item/additionalProperties`.
+    let via_ref = json!({
+        "$defs": {"item": strict},
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/item"}}
+    });
+    assert_eq!(texts(via_ref, json!({"x": {"nmae": "a"}})), hinted);
+    // Through an array of subschemas (`allOf/0`).
+    assert_eq!(
+        texts(json!({"allOf": [strict]}), json!({"nmae": "a"})),
+        hinted
+    );
+    // 32 levels of `properties/a`, then `items`: 65 segments above the
+    // keyword, the last one at hop 64, still followed.
+    let mut schema = json!({"type": "array", "items": strict});
+    let mut input = json!([{"nmae": "a"}]);
+    for _ in 0..32 {
+        schema = json!({"type": "object", "properties": {"a": schema}});
+        input = json!({ "a": input });
+    }
+    assert_eq!(texts(schema.clone(), input.clone()), hinted);
+    // One level more: past 64 hops the schema is not followed, and the
+    // unknown key is named without a guess.
+    let deeper = json!({"type": "object", "properties": {"a": schema}});
+    assert_eq!(
+        texts(deeper, json!({ "a": input })),
+        r#"unknown property "nmae""#
+    );
+}
+
+#[test]
+fn near_misses_are_looked_for_up_to_64_characters_and_256_comparisons() {
+    let near = |name: &str, candidates: &[String]| {
+        near_miss(name, candidates.iter().map(String::as_str)).map(str::to_owned)
+    };
+    // A name of 64 characters is matched; one of 65 is not looked at.
+    let at_64 = "a".repeat(64);
+    let one_off_64 = format!("{}b", "a".repeat(63));
+    assert_eq!(near(&at_64, &[one_off_64.clone()]), Some(one_off_64));
+    let at_65 = "a".repeat(65);
+    assert_eq!(near(&at_65, &[format!("{}b", "a".repeat(64))]), None);
+    // Candidates whose length is too far off are skipped without counting
+    // against the comparisons: 300 of them, then the near one.
+    let mut far: Vec<String> = (0..300)
+        .map(|i| format!("unrelated_{i:03}_xxxxxxxx"))
+        .collect();
+    far.push("titel".to_owned());
+    assert_eq!(near("title", &far), Some("titel".to_owned()));
+    // Candidates of a near length count: after 256 of them, a near miss
+    // is not looked for any more.
+    let mut compared: Vec<String> = (0..256).map(|i| format!("q{:04}", i)).collect();
+    compared.push("titel".to_owned());
+    assert_eq!(near("title", &compared), None);
+    compared.remove(0);
+    assert_eq!(near("title", &compared), Some("titel".to_owned()));
+}
+
+#[test]
+fn the_edit_distance_counts_deletions_from_the_name() {
+    assert_eq!(edit_distance(&['a', 'b', 'c'], &['a', 'b']), 1);
+    assert_eq!(edit_distance(&['x', 'a', 'b'], &['a', 'b']), 1);
+    assert_eq!(edit_distance(&['x', 'y', 'a', 'b'], &['a', 'b']), 2);
+}
