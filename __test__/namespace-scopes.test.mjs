@@ -1,8 +1,7 @@
 // Plugin namespaces (docs/namespaces.md): what a scope may hold and how it
 // is serialised, and the host's check of every call against it.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
-import { runInThisContext } from 'node:vm'
+import { createRequire } from 'node:module'
 import { afterEach, after, describe, test } from 'node:test'
 
 import { binding } from './helpers.mjs'
@@ -120,18 +119,8 @@ describe('scope serialisation', () => {
 describe('the host check', () => {
   // namespaces.js is the registry the binding compiles; run here on its own,
   // its per-run `input` is the check every namespace call passes on the host.
-  const factory = runInThisContext(readFileSync(new URL('../src/namespaces.js', import.meta.url), 'utf8'))
-  const registry = factory({
-    guestGlobals: [],
-    reservedWords: [],
-    maxNodes: 100,
-    maxBytes: 10000,
-    maxDepth: 8,
-    maxCallables: 8,
-    maxText: 100,
-    maxRequired: 8,
-    separator: '.',
-  })
+  const factory = createRequire(import.meta.url)('../src-js/namespaces.js')
+  const registry = factory()
 
   test('ids and paths this run did not serialise are refused before any mapper runs', async () => {
     let mapped = 0

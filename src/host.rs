@@ -21,8 +21,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, Weak};
 
 use code_mode_core::limits::{
-    INLINE_BATCH_BYTES, INLINE_INPUT_BYTES, INPUT_PIECE_BYTES, INPUT_PIECE_MEMBERS, MAX_DEPTH,
-    TURN_WORK_MICROS,
+    INLINE_BATCH_BYTES, INLINE_INPUT_BYTES, INPUT_PIECE_BYTES, INPUT_PIECE_MEMBERS,
 };
 use code_mode_core::messages;
 use code_mode_core::runs::host::{CallKey, Dispatch, Host, Reply};
@@ -36,20 +35,8 @@ use serde::Serialize;
 use crate::js::{self, call_function, undefined};
 use crate::tsfn::{Channel, Poller};
 
-/// The JavaScript half, compiled once per `CodeMode`.
-const HOST_JS: &str = include_str!("host.js");
-
 /// What `createCodeMode` throws when `host.js` does not start.
 const FAILED_TO_START: &str = "code mode could not start its host bridge";
-
-/// Tool results as JSON-safe JSON text, for `HOST_JS`; compiled beside it.
-const RESULT_JSON_JS: &str = include_str!("result-json.js");
-
-/// How long the JavaScript thread stays awake after nested-call activity, in
-/// milliseconds: waking an idle thread costs tens of microseconds on small
-/// virtual machines, paid twice per call by a cell that awaits calls one
-/// after another.
-const HOT_MS: f64 = 0.15;
 
 /// Work for the JavaScript thread.
 pub enum Message {
@@ -260,7 +247,7 @@ fn compile(
     bridge: Weak<Bridge>,
     poller: Poller<Message>,
 ) -> Result<(Functions, FunctionRef<(), ()>)> {
-    let factory: Unknown = env.run_script(HOST_JS)?;
+    let factory: Unknown = js::load(env, "host.js")?;
     let inputs = bridge.clone();
     let parts = bridge.clone();
     let settle = env.create_function_from_closure::<(), (), _>("codeModeSettle", move |ctx| {
@@ -343,17 +330,6 @@ fn compile(
         poller.poll(ctx.env, keep_polling);
         Ok(keep_polling)
     })?;
-    let constants = js::parse_json(
-        env,
-        &js::json_text(&serde_json::json!({
-            "aborted": messages::ABORTED,
-            "toolCallFailed": messages::TOOL_CALL_FAILED,
-            "hotMs": HOT_MS,
-            "turnMs": f64::from(TURN_WORK_MICROS) / 1000.0,
-            "namespaceUnavailable": messages::NAMESPACE_UNAVAILABLE,
-            "pieceBytes": INPUT_PIECE_BYTES,
-        }))?,
-    )?;
     // A namespace call's mapped input, cut like a large tool input so that
     // host.js makes it over several turns (`pieces::split`: linear, about a
     // millisecond per MiB).
@@ -364,20 +340,13 @@ fn compile(
             Ok(pieces::split(&text, PIECE_SIZE))
         },
     )?;
-    let incomplete = || napi::Error::from_reason(FAILED_TO_START);
-    let result_json: Unknown = env.run_script(RESULT_JSON_JS)?;
-    let max_depth = env.create_uint32(MAX_DEPTH as u32)?;
-    let result_json =
-        call_function(env, result_json.raw(), &[max_depth.raw()]).map_err(|_| incomplete())?;
     let host = js::make(
         env,
         &factory,
         &[
             settle.raw(),
             take_input.raw(),
-            constants.raw(),
             poll.raw(),
-            result_json,
             append.raw(),
             split_json.raw(),
         ],

@@ -204,8 +204,76 @@ pub fn rethrow(env: &Env, thrown: sys::napi_value) -> Error {
     Error::new(Status::PendingException, "rethrown")
 }
 
+/// One of the binding's JavaScript halves in `src-js/`: a CommonJS module.
+/// The same file is what Node `require`s in its unit tests and what `tsc`
+/// checks (`npm run lint`); the binding carries its text and evaluates it
+/// with the modules it `require`s ([`load`]).
+pub struct Module {
+    /// Its file name in `src-js/`, which is also how others `require` it
+    /// (`./name`).
+    pub name: &'static str,
+    pub source: &'static str,
+    /// The modules it `require`s, by name.
+    pub requires: &'static [&'static str],
+}
+
+/// Every module of `src-js/`, by name; `build.rs` writes the table from the
+/// files and their `require('./name.js')` calls.
+static MODULES: &[Module] = include!(concat!(env!("OUT_DIR"), "/src_js.rs"));
+
+/// Evaluates the module `src-js/<name>`, with the modules it requires, and
+/// returns its `module.exports`. They run as one script: each module in a
+/// function of its own with `module`, `exports` and a `require` that finds
+/// the others (`./name`), evaluated once; nothing reaches the global scope,
+/// and they see the globals as they are now.
+pub fn load<'env>(env: &'env Env, name: &str) -> Result<Unknown<'env>> {
+    let mut modules = Vec::new();
+    gather(name, &mut modules)?;
+    let mut script = String::from("(function () {\n'use strict'\nconst sources = {\n");
+    for module in &modules {
+        script.push_str(&format!(
+            "{}: function (module, exports, require) {{\n{}\n}},\n",
+            json_text(&format!("./{}", module.name))?,
+            module.source,
+        ));
+    }
+    script.push_str(&format!(
+        "}}\nconst loaded = new Map()\n\
+         function require(name) {{\n\
+         let module = loaded.get(name)\n\
+         if (module !== undefined) return module.exports\n\
+         const source = sources[name]\n\
+         if (typeof source !== 'function') throw new Error('src-js: no module ' + name)\n\
+         module = {{ exports: {{}} }}\n\
+         loaded.set(name, module)\n\
+         source.call(module.exports, module, module.exports, require)\n\
+         return module.exports\n\
+         }}\n\
+         return require({})\n}})()",
+        json_text(&format!("./{name}"))?,
+    ));
+    env.run_script(script)
+        .map_err(|e| Error::from_reason(format!("src-js/{name}: {}", e.reason)))
+}
+
+/// The module `name` and every module it requires, each once.
+fn gather(name: &str, into: &mut Vec<&'static Module>) -> Result<()> {
+    if into.iter().any(|seen| seen.name == name) {
+        return Ok(());
+    }
+    let module = MODULES
+        .iter()
+        .find(|module| module.name == name)
+        .ok_or_else(|| Error::from_reason(format!("src-js/{name} is not in the binding")))?;
+    into.push(module);
+    for required in module.requires {
+        gather(required, into)?;
+    }
+    Ok(())
+}
+
 /// What one of the binding's JavaScript halves (`host.js`, `namespaces.js`,
-/// `prepare.js`) made: each evaluates to a factory that returns an object of
+/// `prepare.js`) made: each exports a factory that returns an object of
 /// functions.
 pub struct Made<'env> {
     object: Object<'env>,

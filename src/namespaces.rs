@@ -5,25 +5,12 @@
 //! environment's instance data: every `CodeMode` of a process (or of one
 //! worker thread) shares it, as a module-level registry would be shared.
 
-use code_mode_core::identifiers::RESERVED_WORDS;
-use code_mode_core::limits::{
-    NAMESPACE_CALLABLES, NAMESPACE_SCOPE_BYTES, NAMESPACE_SCOPE_DEPTH, NAMESPACE_SCOPE_NODES,
-};
-use code_mode_core::namespaces::{Registration, PATH_SEPARATOR};
-use code_mode_core::runs::guest_globals;
+use code_mode_core::namespaces::Registration;
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
 use napi::{sys, Env, Error, JsValue, Result};
 use napi_derive::napi;
 
 use crate::js::{self, call_function};
-
-const NAMESPACES_JS: &str = include_str!("namespaces.js");
-
-/// The longest `description` or `prompt` a registration may have, in UTF-16
-/// units: both go into the exec description the model reads every turn.
-const MAX_TEXT: usize = 4096;
-/// The most tools one registration may require.
-const MAX_REQUIRED: usize = 256;
 
 /// The compiled registry's functions.
 struct Registry {
@@ -49,25 +36,11 @@ fn registry(env: &Env) -> Result<&'static Registry> {
 }
 
 fn compile(env: &Env) -> Result<Registry> {
-    let factory: Unknown = env.run_script(NAMESPACES_JS)?;
-    let constants = js::parse_json(
-        env,
-        &js::json_text(&serde_json::json!({
-            "guestGlobals": guest_globals(),
-            "reservedWords": RESERVED_WORDS.as_slice(),
-            "maxNodes": NAMESPACE_SCOPE_NODES,
-            "maxBytes": NAMESPACE_SCOPE_BYTES,
-            "maxDepth": NAMESPACE_SCOPE_DEPTH,
-            "maxCallables": NAMESPACE_CALLABLES,
-            "maxText": MAX_TEXT,
-            "maxRequired": MAX_REQUIRED,
-            "separator": PATH_SEPARATOR.to_string(),
-        }))?,
-    )?;
+    let factory: Unknown = js::load(env, "namespaces.js")?;
     let made = js::make(
         env,
         &factory,
-        &[constants.raw()],
+        &[],
         "code mode could not start its namespace registry",
     )?;
     Ok(Registry {

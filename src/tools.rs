@@ -6,7 +6,7 @@
 //! schema by reference. `prepareRun` plans the model-visible surface from
 //! what that pass returns (a short outline, and the direct-only tools
 //! written as JSON at once); every tool becomes JSON text over the next
-//! turns of the event loop, at most about [`TURN_MILLIS`] each, and is read
+//! turns of the event loop, at most about `TURN_WORK_MICROS` each, and is read
 //! into a tool spec off the JavaScript thread ([`crate::prepared`]). The
 //! text is the tools' columns (`read_tools`), not an object per tool:
 //! writing and reading it allocates per field, not per tool.
@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use code_mode_core::catalog::{in_catalog, McpMeta, Schema, ToolSource, ToolSpec, LEGACY_CONTROLS};
+use code_mode_core::catalog::{in_catalog, McpMeta, Schema, ToolSource, ToolSpec};
 use code_mode_core::model::ToolOutline;
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
 use napi::{sys, Env, Error, JsValue, Result};
@@ -22,18 +22,6 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::js::{self, call_function};
-
-const PREPARE_JS: &str = include_str!("prepare.js");
-
-/// Tools written as JSON by the first `JSON.stringify` call while
-/// streaming; later slices double while they take under a quarter of
-/// [`TURN_MILLIS`] (up to [`MAX_SLICE`]) and halve while they take more.
-const FIRST_SLICE: u32 = 64;
-const MAX_SLICE: u32 = 1024;
-
-/// What streaming the tools may spend of one turn of the event loop,
-/// in milliseconds: at least one slice, then as many as fit.
-pub const TURN_MILLIS: f64 = 0.5;
 
 /// `scan`, `serialize`, `stream` and `later` of the compiled `prepare.js`.
 pub struct PrepareJs {
@@ -45,20 +33,11 @@ pub struct PrepareJs {
 
 impl PrepareJs {
     pub fn compile(env: &Env) -> Result<Self> {
-        let factory: Unknown = env.run_script(PREPARE_JS)?;
-        let constants = js::parse_json(
-            env,
-            &js::json_text(&serde_json::json!({
-                "legacyControls": LEGACY_CONTROLS,
-                "firstSlice": FIRST_SLICE,
-                "maxSlice": MAX_SLICE,
-                "turnMillis": TURN_MILLIS,
-            }))?,
-        )?;
+        let factory: Unknown = js::load(env, "prepare.js")?;
         let made = js::make(
             env,
             &factory,
-            &[constants.raw()],
+            &[],
             "code mode could not start its tool reader",
         )?;
         Ok(Self {

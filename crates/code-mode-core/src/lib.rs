@@ -3,6 +3,7 @@
 //! here; the binding crate translates. `ARCHITECTURE.md` maps the modules and
 //! traces a cell through them; `docs/` is the contract they implement.
 
+pub mod boundary;
 pub mod catalog;
 pub mod config;
 pub mod identifiers;
@@ -17,4 +18,5 @@ pub mod runs;
 mod sandbox;
 pub mod source;
 pub mod transcript;
+pub mod tuning;
 pub mod validation;

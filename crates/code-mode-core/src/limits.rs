@@ -209,6 +209,14 @@ pub const NAMESPACE_SCOPE_DEPTH: usize = 32;
 /// Plugin namespaces: functions (tool markers, counted per place) in one scope.
 pub const NAMESPACE_CALLABLES: usize = 256;
 
+/// The longest `description` or `prompt` a namespace registration may have,
+/// in UTF-16 units: both go into the exec description the model reads every
+/// turn.
+pub const NAMESPACE_TEXT_CHARS: usize = 4096;
+
+/// The most tools one namespace registration may require.
+pub const NAMESPACE_REQUIRED_TOOLS: usize = 256;
+
 /// Input validation: problems a rejected input's message lists (the rest
 /// are counted, `and N more`).
 pub const MAX_LISTED_PROBLEMS: usize = 3;

@@ -5,7 +5,8 @@
 //! The input is JSON text the sandbox wrote (compact and valid). Containers
 //! larger than the piece size are opened, filled with runs of members parsed
 //! together, and closed; everything else travels as the JSON it is. Each piece
-//! is one operation, named by its first character:
+//! is one operation, named by its first character ([`PieceOp`], which
+//! `src-js/pieces.js` reads from `src-js/boundary.js`):
 //!
 //! - `o` / `a` followed by a member's key as JSON text (nothing for an array
 //!   element or the root): open an object / an array there;
@@ -20,6 +21,61 @@
 //! Cutting scans each opened container once more, so containers are opened
 //! at most [`MAX_OPEN_DEPTH`] levels deep: the work stays a small multiple of
 //! the input's length, and a large container deeper than that travels whole.
+
+/// The operations of a value cut into pieces ([`crate::runs::pieces`]):
+/// each piece starts with the code of one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PieceOp {
+    /// Open an object: at the root, as the next element of the open array,
+    /// or as the member whose key (JSON text) follows the code.
+    OpenObject,
+    /// Open an array, placed as an object is.
+    OpenArray,
+    /// Define the members of the JSON object that follows on the open object.
+    Members,
+    /// Append the elements of the JSON array that follows to the open array.
+    Elements,
+    /// Close the open container.
+    Close,
+}
+
+impl PieceOp {
+    pub const ALL: [PieceOp; 5] = [
+        PieceOp::OpenObject,
+        PieceOp::OpenArray,
+        PieceOp::Members,
+        PieceOp::Elements,
+        PieceOp::Close,
+    ];
+
+    /// The character a piece of this operation starts with.
+    pub const fn code(self) -> char {
+        match self {
+            PieceOp::OpenObject => 'o',
+            PieceOp::OpenArray => 'a',
+            PieceOp::Members => 'm',
+            PieceOp::Elements => 'e',
+            PieceOp::Close => 'c',
+        }
+    }
+
+    /// The operation a piece starts with.
+    pub fn of(piece: &str) -> Option<PieceOp> {
+        let code = piece.chars().next()?;
+        PieceOp::ALL.into_iter().find(|op| op.code() == code)
+    }
+
+    /// Its name in `src-js/boundary.js`.
+    pub const fn js_name(self) -> &'static str {
+        match self {
+            PieceOp::OpenObject => "OPEN_OBJECT",
+            PieceOp::OpenArray => "OPEN_ARRAY",
+            PieceOp::Members => "MEMBERS",
+            PieceOp::Elements => "ELEMENTS",
+            PieceOp::Close => "CLOSE",
+        }
+    }
+}
 
 /// How deep containers are opened; deeper ones travel as one piece.
 const MAX_OPEN_DEPTH: usize = 8;
@@ -68,11 +124,11 @@ fn container(
     let bytes = json.as_bytes();
     let object = bytes[start] == b'{';
     let (open, close, fill) = if object {
-        ('o', b'}', 'm')
+        (PieceOp::OpenObject, b'}', PieceOp::Members)
     } else {
-        ('a', b']', 'e')
+        (PieceOp::OpenArray, b']', PieceOp::Elements)
     };
-    pieces.push(format!("{open}{key}"));
+    pieces.push(format!("{}{key}", open.code()));
     let mut batch = String::new();
     let mut members = 0;
     let flush = |batch: &mut String, members: &mut usize, pieces: &mut Vec<String>| {
@@ -84,7 +140,7 @@ fn container(
     };
     let mut at = start + 1;
     if bytes.get(at) == Some(&close) {
-        pieces.push("c".to_owned());
+        pieces.push(PieceOp::Close.code().to_string());
         return Some(at + 1);
     }
     loop {
@@ -113,7 +169,7 @@ fn container(
             }
             members += 1;
             if batch.is_empty() {
-                batch.push(fill);
+                batch.push(fill.code());
                 batch.push(char::from(bytes[start]));
             } else {
                 batch.push(',');
@@ -132,7 +188,7 @@ fn container(
         }
     }
     flush(&mut batch, &mut members, pieces);
-    pieces.push("c".to_owned());
+    pieces.push(PieceOp::Close.code().to_string());
     Some(at + 1)
 }
 
@@ -187,40 +243,41 @@ fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{split, PieceSize};
+    use super::{split, PieceOp, PieceSize};
     use serde_json::{Map, Value};
 
-    /// Replays the operations as `host.js` does.
+    /// Replays the operations as `src-js/pieces.js` does (the JavaScript
+    /// suite replays the same pieces through it: `__test__/pieces.test.mjs`).
     fn assemble(pieces: &[String]) -> Value {
         let mut stack: Vec<(Option<String>, Value)> = Vec::new();
         let mut root = None;
         for piece in pieces {
-            let (op, rest) = piece.split_at(1);
-            match op {
-                "o" | "a" => {
+            let rest = &piece[1..];
+            match PieceOp::of(piece).expect("a known op") {
+                op @ (PieceOp::OpenObject | PieceOp::OpenArray) => {
                     let key = (!rest.is_empty()).then(|| serde_json::from_str(rest).unwrap());
-                    let value = if op == "o" {
+                    let value = if op == PieceOp::OpenObject {
                         Value::Object(Map::new())
                     } else {
                         Value::Array(Vec::new())
                     };
                     stack.push((key, value));
                 }
-                "m" => {
+                PieceOp::Members => {
                     let members: Map<String, Value> = serde_json::from_str(rest).unwrap();
                     let Some((_, Value::Object(top))) = stack.last_mut() else {
                         panic!("m outside an object")
                     };
                     top.extend(members);
                 }
-                "e" => {
+                PieceOp::Elements => {
                     let items: Vec<Value> = serde_json::from_str(rest).unwrap();
                     let Some((_, Value::Array(top))) = stack.last_mut() else {
                         panic!("e outside an array")
                     };
                     top.extend(items);
                 }
-                "c" => {
+                PieceOp::Close => {
                     let (key, value) = stack.pop().unwrap();
                     match stack.last_mut() {
                         None => root = Some(value),
@@ -231,7 +288,6 @@ mod tests {
                         Some(_) => unreachable!(),
                     }
                 }
-                _ => panic!("unknown op {op}"),
             }
         }
         assert!(stack.is_empty());

@@ -15,11 +15,11 @@
 //! (2-3 µs).
 //!
 //! Which case holds is measured, not guessed. While nested calls flow, the
-//! workers look at the machine every [`WINDOW`]: the cores this process
+//! workers look at the machine every [`CONTENTION_WINDOW`]: the cores this process
 //! used (its CPU time) plus the cores that stood idle (the machine's idle
 //! time, from `/proc/stat`) are the cores it could have had. Polling needs
-//! two; after two windows in a row below [`BLOCK_BELOW`] hand-offs block,
-//! and from one at [`POLL_FROM`] they poll again (the gap keeps a machine
+//! two; after two windows in a row below [`BLOCK_BELOW_CORES`] hand-offs block,
+//! and from one at [`POLL_FROM_CORES`] they poll again (the gap keeps a machine
 //! near the line from flapping). What the
 //! process itself does, polling or not, does not change the sum, so the
 //! measure holds in either mode. Elsewhere than Linux nothing is read and
@@ -36,28 +36,14 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 
 use super::cpus::micros_since_epoch;
-
-/// How often the machine is looked at while nested calls flow: long enough
-/// for `/proc/stat`'s idle time, counted in 10 ms ticks per core, to be
-/// read within a fifth of a core.
-const WINDOW: Duration = Duration::from_millis(100);
-
-/// A window longer than this (no nested calls for a while) is started
-/// again rather than judged: it says little about the machine now.
-const WINDOW_STALE: Duration = Duration::from_secs(1);
-
-/// Hand-offs block when fewer cores than this were free for the process:
-/// polling on an idle machine reads 1.9-2.0; beside one busy process the
-/// process's threads get 1.3-1.5 of the two cores.
-const BLOCK_BELOW: f64 = 1.75;
-
-/// They poll again from this many.
-const POLL_FROM: f64 = 1.85;
+use crate::tuning::{
+    BLOCK_BELOW_CORES, CONTENTION_WINDOW, CONTENTION_WINDOW_STALE, POLL_FROM_CORES,
+};
 
 /// Whether hand-offs block now.
 static BLOCKING: AtomicBool = AtomicBool::new(false);
 
-/// Windows in a row that found fewer free cores than [`BLOCK_BELOW`]:
+/// Windows in a row that found fewer free cores than [`BLOCK_BELOW_CORES`]:
 /// hand-offs block from the second (one alone may be a passing burst, such
 /// as a compiler or another short process, and blocking on an idle machine
 /// costs three times what polling does).
@@ -130,7 +116,10 @@ pub(super) fn observe() {
     let Some(mut mark) = MARK.try_lock() else {
         return;
     };
-    DUE.store(now + WINDOW.as_micros() as u64, Ordering::Relaxed);
+    DUE.store(
+        now + CONTENTION_WINDOW.as_micros() as u64,
+        Ordering::Relaxed,
+    );
     let Some(usage) = usage() else {
         // Nothing to read (no /proc): poll, as on an idle machine.
         BLOCKING.store(false, Ordering::Relaxed);
@@ -139,9 +128,9 @@ pub(super) fn observe() {
     let at = Instant::now();
     if let Some(last) = *mark {
         let elapsed = at.saturating_duration_since(last.at);
-        if elapsed <= WINDOW_STALE {
+        if elapsed <= CONTENTION_WINDOW_STALE {
             let free = free_cores(last.usage, usage, elapsed);
-            let short = if free < BLOCK_BELOW {
+            let short = if free < BLOCK_BELOW_CORES {
                 SHORT_WINDOWS.fetch_add(1, Ordering::Relaxed) + 1
             } else {
                 SHORT_WINDOWS.store(0, Ordering::Relaxed);
@@ -167,7 +156,7 @@ fn free_cores(before: Usage, after: Usage, elapsed: Duration) -> f64 {
 /// how many windows in a row had too few.
 fn judge(blocking: bool, free: f64, short_windows: u64) -> bool {
     if blocking {
-        free < POLL_FROM
+        free < POLL_FROM_CORES
     } else {
         short_windows >= 2
     }
@@ -295,7 +284,7 @@ mod tests {
             idle: 1_000_000,
             process: 633_000,
         };
-        assert!(free_cores(before, busy, window) < BLOCK_BELOW);
+        assert!(free_cores(before, busy, window) < BLOCK_BELOW_CORES);
     }
 
     #[test]

@@ -14,10 +14,11 @@
 //! steps aside; it never yields to a worker that computes, which would keep
 //! the core for a whole time slice.
 
+use crate::tuning::{HOST_CORE_FRESH, STEP_ASIDE_EVERY};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Cores counted; a worker on a higher-numbered core is not counted (the
 /// host then polls as if alone, which is only slower).
@@ -32,12 +33,6 @@ static HOST_CPU: AtomicUsize = AtomicUsize::new(MAX_CPUS);
 /// When it last polled, in microseconds since [`epoch`].
 static HOST_SEEN: AtomicU64 = AtomicU64::new(0);
 
-/// How long the host's core counts after its last polling turn: nested
-/// calls of one cell, and the next cells of a busy caller, come within it;
-/// a worker that wakes later (cells without nested calls, a `wait` after a
-/// pause) does not move for a host that is not polling any more.
-const HOST_FRESH: Duration = Duration::from_millis(10);
-
 fn epoch() -> Instant {
     static EPOCH: OnceLock<Instant> = OnceLock::new();
     *EPOCH.get_or_init(Instant::now)
@@ -49,18 +44,13 @@ pub(super) fn micros_since_epoch() -> u64 {
     u64::try_from(epoch().elapsed().as_micros()).unwrap_or(u64::MAX)
 }
 
-/// The host's core, if it polled within [`HOST_FRESH`].
+/// The host's core, if it polled within [`HOST_CORE_FRESH`].
 fn host_cpu() -> Option<usize> {
     let cpu = HOST_CPU.load(Ordering::Relaxed);
     let seen = HOST_SEEN.load(Ordering::Relaxed);
-    let fresh = micros_since_epoch().saturating_sub(seen) < HOST_FRESH.as_micros() as u64;
+    let fresh = micros_since_epoch().saturating_sub(seen) < HOST_CORE_FRESH.as_micros() as u64;
     (cpu < MAX_CPUS && fresh).then_some(cpu)
 }
-
-/// How often a worker may step aside at most: moving costs a few
-/// microseconds, and a host that moves around as well must not make a
-/// worker chase it.
-const STEP_ASIDE_EVERY: Duration = Duration::from_millis(1);
 
 /// The core this thread runs on now, if the platform says.
 fn current_cpu() -> Option<usize> {

@@ -10,29 +10,10 @@ use super::cpus::Presence;
 use super::{Pool, Slot};
 use crate::runs::host::Waker;
 use crate::runs::run::{refill_spare, Disposition, Job, Run, Step};
+use crate::tuning::{WORKER_NEXT_JOB_SPIN, WORKER_SPIN, WORKER_SPIN_AFTER_SLOW};
 
-/// How long a worker whose runs await nested calls polls before it sleeps,
-/// while answers come quickly: a settlement usually arrives within
-/// microseconds, and waking a thread that slept costs tens of them on small
-/// virtual machines, hundreds when its core had gone idle. The window rides
-/// out the Node thread's usual pauses (a young-generation collection, other
-/// work of the gateway). While it polls, the worker stays off the Node
-/// thread's core ([`Presence::step_aside`]): a worker and the JavaScript
-/// thread on one core each waited out the other's polling, about 300 µs per
-/// nested call, for stretches of hundreds of execs.
-const SPIN: Duration = Duration::from_micros(1000);
-
-/// How long a worker that just ran a job polls for the next before it
-/// sleeps: a caller that runs cells back to back sends the next within
-/// tens of microseconds, and a sleeping worker costs as much to wake.
-const NEXT_JOB_SPIN: Duration = Duration::from_micros(100);
-
-/// The window after an answer that took longer than [`SPIN`] (a slow tool):
-/// the next one probably will too, and polling for it would only burn a core.
-const SPIN_AFTER_SLOW: Duration = Duration::from_micros(50);
-
-/// How long this worker polls before it sleeps: [`SPIN`] while answers come
-/// within it, [`SPIN_AFTER_SLOW`] after one that did not.
+/// How long this worker polls before it sleeps: [`WORKER_SPIN`] while answers come
+/// within it, [`WORKER_SPIN_AFTER_SLOW`] after one that did not.
 #[derive(Default)]
 struct Pace {
     slow: std::cell::Cell<bool>,
@@ -41,15 +22,15 @@ struct Pace {
 impl Pace {
     fn window(&self) -> Duration {
         if self.slow.get() {
-            SPIN_AFTER_SLOW
+            WORKER_SPIN_AFTER_SLOW
         } else {
-            SPIN
+            WORKER_SPIN
         }
     }
 
     /// Records how long the worker waited for news since it began polling.
     fn waited(&self, wait: Duration) {
-        self.slow.set(wait > SPIN);
+        self.slow.set(wait > WORKER_SPIN);
     }
 }
 
@@ -201,7 +182,12 @@ impl Worker {
             } else if held.calls {
                 poll_briefly(&self.slot, &presence, pace.window(), Polling::Settlement);
             } else if worked {
-                poll_briefly(&self.slot, &presence, NEXT_JOB_SPIN, Polling::NextJob);
+                poll_briefly(
+                    &self.slot,
+                    &presence,
+                    WORKER_NEXT_JOB_SPIN,
+                    Polling::NextJob,
+                );
             }
             self.sleep();
             if held.calls {

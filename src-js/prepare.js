@@ -9,11 +9,15 @@
 // column, either at once (`serialize`: the tools the model sees) or over
 // the next turns of the event loop, a slice at a time (`stream`: every
 // tool, for the catalog built off this thread).
-(function codeModePrepare(constants) {
-  'use strict'
+'use strict'
 
-  const { legacyControls, firstSlice, maxSlice, turnMillis } = constants
-  const LEGACY = new Set(legacyControls)
+const { constants, messages } = require('./boundary.js')
+
+module.exports = function codeModePrepare() {
+  const firstSlice = constants.TOOLS_FIRST_SLICE
+  const maxSlice = constants.TOOLS_MAX_SLICE
+  const turnMillis = constants.TURN_WORK_MICROS / 1000
+  const LEGACY = new Set(constants.LEGACY_CONTROLS)
   const stringify = JSON.stringify
   const parse = JSON.parse
   // Taken now, when the CodeMode is made: a test suite's fake timers
@@ -42,13 +46,13 @@
   // interpreter, where every call counts.
 
   // A required string field that is not a non-empty string.
-  const notRequired = (index, field) => fail(`${path(index, field)} must be a non-empty string.`)
+  const notRequired = (index, field) => fail(messages.toolFieldRequired(path(index, field)))
 
   // An optional string field that is not a string: null when absent.
-  const optional = (value, index, field) => (absent(value) ? null : fail(`${path(index, field)} must be a string.`))
+  const optional = (value, index, field) => (absent(value) ? null : fail(messages.toolFieldNotString(path(index, field))))
 
   // A boolean field that is not a boolean: false when absent.
-  const flag = (value, index, field) => (absent(value) ? false : fail(`${path(index, field)} must be a boolean.`))
+  const flag = (value, index, field) => (absent(value) ? false : fail(messages.toolFieldNotBoolean(path(index, field))))
 
   const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value)
 
@@ -73,18 +77,18 @@
   // the order of the messages' table in docs/errors.md, so the first
   // problem is the one reported.
   const take = (t, tool, i) => {
-    if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) fail(`${path(i, '')} must be an object.`)
+    if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) fail(messages.toolNotObject(path(i, '')))
     const name = tool.name
     if (typeof name !== 'string' || name === '') notRequired(i, 'name')
     const sourceText = tool.source
     const source = sourceText === 'openclaw' ? 0 : sourceText === 'mcp' ? 1 : sourceText === 'client' ? 2 : -1
-    if (source === -1) fail(`${path(i, 'source')} must be "openclaw", "mcp" or "client".`)
+    if (source === -1) fail(messages.toolSourceUnknown(path(i, 'source')))
     const meta = tool.mcp
     let server = null
     let mcpTool = null
     let operation = null
     if (meta !== undefined && !absent(meta)) {
-      if (!isObject(meta)) fail(`${path(i, 'mcp')} must be an object.`)
+      if (!isObject(meta)) fail(messages.toolNotObject(path(i, 'mcp')))
       server = meta.server
       if (typeof server !== 'string' || server === '') notRequired(i, 'mcp.server')
       mcpTool = meta.tool
@@ -120,11 +124,11 @@
   // outline as JSON text]. `requiredTools` lists `pluginId + '\0' + name`
   // of the tools registered plugin namespaces require.
   function scan(tools, requiredTools) {
-    if (!Array.isArray(tools)) fail('RunContext.tools must be an array.')
+    if (!Array.isArray(tools)) fail(messages.toolsNotArray)
     const wanted = requiredTools.length > 0 ? new Set(requiredTools) : null
     // A Proxy of an array can report any length.
     const count = tools.length
-    if (!Number.isSafeInteger(count) || count < 0 || count > 0xffffffff) fail('RunContext.tools must be an array.')
+    if (!Number.isSafeInteger(count) || count < 0 || count > 0xffffffff) fail(messages.toolsNotArray)
     // Columns grow past this; a sparse array's length allocates nothing.
     const t = table(Math.min(count, 65536))
     const direct = []
@@ -304,4 +308,4 @@
   }
 
   return { scan, serialize, stream, later }
-})
+}

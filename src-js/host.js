@@ -2,19 +2,26 @@
 // gateway's thread: starts nested calls through the gateway's executeTool,
 // emits their events, and reports how they end through `settleBatch`. Host
 // globals are captured here once, so later changes to them do not matter.
-// `resultJson` is result-json.js's `{ writer }`, compiled beside
-// it; `appendResult(key, text)` hands the binding the first part of a
+// `appendResult(key, text)` hands the binding the first part of a
 // result written over several turns; `splitJson(text)` cuts JSON text into
-// the pieces `assemble` replays (the binding's `pieces::split`; null when it
+// the pieces pieces.js replays (the binding's `pieces::split`; null when it
 // is short or not a container).
-(function codeModeHost(settleBatch, takeInput, constants, poll, resultJson, appendResult, splitJson) {
-  'use strict'
-  const ABORTED = constants.aborted
-  const TOOL_CALL_FAILED = constants.toolCallFailed
-  const HOT_MS = constants.hotMs
-  const PIECE_BYTES = constants.pieceBytes
-  const TURN_MS = constants.turnMs
-  const NAMESPACE_UNAVAILABLE = constants.namespaceUnavailable
+'use strict'
+
+const { constants, messages } = require('./boundary.js')
+const codeModeResultJson = require('./result-json.js')
+const { replay, assemble } = require('./pieces.js')
+const { turnBudget } = require('./turns.js')
+const { messageOf } = require('./thrown.js')
+
+module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResult, splitJson) {
+  const ABORTED = messages.aborted
+  const TOOL_CALL_FAILED = messages.toolCallFailed
+  const HOT_MS = constants.HOST_HOT_MS
+  const COLD_MS = constants.HOST_COLD_MS
+  const PIECE_BYTES = constants.INPUT_PIECE_BYTES
+  const TURN_MS = constants.TURN_WORK_MICROS / 1000
+  const NAMESPACE_UNAVAILABLE = messages.namespaceUnavailable
   const AbortControllerClass = AbortController
   const PromiseClass = Promise
   const promiseResolve = Promise.resolve
@@ -24,11 +31,11 @@
   const now = performance.now.bind(performance)
   const immediate = setImmediate
   const emitWarning = process.emitWarning.bind(process)
-  const { writer } = resultJson
+  const { writer } = codeModeResultJson()
   /** A process warning: the one way this bridge (and the binding) reports. */
   function warn(text) {
     try {
-      emitWarning(`code mode: ${text}`)
+      emitWarning(messages.warning(text))
     } catch {}
   }
   const reportError = (what, error) => warn(`${what}: ${message(error)}`)
@@ -59,7 +66,7 @@
     try {
       settleBatch(settledKeys, settledOks, settledPayloads)
     } catch (error) {
-      reportError('nested call results could not be delivered', error)
+      reportError(messages.warnUndelivered, error)
     }
     settledKeys.length = 0
     settledOks.length = 0
@@ -75,7 +82,6 @@
   // work wants the cores: nested-calls.md); it has then ended the polling
   // itself, and no turn is kept hot for COLD_MS, so that a busy machine pays
   // no setImmediate turn per call.
-  const COLD_MS = 20
   let hotUntil = 0
   let coldUntil = 0
   let hot = false
@@ -84,7 +90,7 @@
     try {
       answer = poll(true)
     } catch (error) {
-      reportError('the host bridge could not poll', error)
+      reportError(messages.warnPoll, error)
     }
     if (answer === true && now() < hotUntil) {
       immediate(tick)
@@ -98,7 +104,7 @@
     try {
       poll(false)
     } catch (error) {
-      reportError('the host bridge could not poll', error)
+      reportError(messages.warnPoll, error)
     }
   }
   function keepHot() {
@@ -111,7 +117,6 @@
   }
 
   const isArray = Array.isArray
-  const keys = Object.keys
   const defineProperty = Object.defineProperty
   const ErrorClass = Error
 
@@ -137,24 +142,17 @@
     configurable: true,
   }
 
+  /** The text of what a call threw or rejected with (thrown.js). */
   function message(error) {
-    try {
-      if (typeof error === 'string') return error
-      if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
-        const text = error.message
-        if (typeof text === 'string') return text
-      }
-      return String(error)
-    } catch {
-      return TOOL_CALL_FAILED
-    }
+    return messageOf(error, TOOL_CALL_FAILED)
   }
+
 
   function emit(onEvent, event) {
     try {
       onEvent(event)
     } catch (error) {
-      reportError('onEvent threw', error)
+      reportError(messages.warnOnEvent, error)
     }
   }
 
@@ -218,30 +216,29 @@
    */
   const results = []
   let resultsHead = 0
-  let writeLeft = TURN_MS
-  let writeScheduled = false
+  const writing = turnBudget(TURN_MS, now, immediate)
   function writeResults() {
-    while (resultsHead < results.length && writeLeft > 0) {
+    while (resultsHead < results.length && writing.hasTime()) {
       const job = results[resultsHead]
       if (!live.has(job.key)) {
         results[resultsHead++] = undefined
         continue
       }
-      const started = now()
+      writing.begin(now())
       let done
       try {
-        done = job.w.write(started + writeLeft)
+        done = job.w.write(writing.deadline())
         if (!done) {
           const text = job.w.take()
           if (text.length > 0) appendResult(job.key, text)
         }
       } catch (error) {
         results[resultsHead++] = undefined
-        writeLeft -= now() - started
+        writing.spend()
         finish(job.key, false, message(error))
         continue
       }
-      writeLeft -= now() - started
+      writing.spend()
       if (!done) break
       results[resultsHead++] = undefined
       finish(job.key, true, job.w.take(), job.value)
@@ -250,15 +247,8 @@
       results.length = 0
       resultsHead = 0
     }
-    if (!writeScheduled && (resultsHead < results.length || writeLeft < TURN_MS)) {
-      // Next turn: a fresh budget, and whatever still waits.
-      writeScheduled = true
-      immediate(() => {
-        writeScheduled = false
-        writeLeft = TURN_MS
-        writeResults()
-      })
-    }
+    // Next turn: a fresh budget, and whatever still waits.
+    writing.next(resultsHead < results.length, writeResults)
   }
 
   /**
@@ -273,19 +263,8 @@
    */
   const backlog = []
   let head = 0
-  /** Milliseconds of work this turn may still do; reset by the scheduled drain. */
-  let left = TURN_MS
-  /** When the work counted so far ended. */
-  let mark = 0
-  let scheduled = false
-
-  /** Counts the work done since the last mark; true while the turn has time left. */
-  function spend() {
-    const at = now()
-    left -= at - mark
-    mark = at
-    return left > 0
-  }
+  const starting = turnBudget(TURN_MS, now, immediate)
+  const spend = () => starting.spend()
   /** Keys in the backlog, and those of them aborted before they started. */
   const waiting = new Set()
   const cancelled = new Set()
@@ -313,8 +292,8 @@
 
   /** Starts what this turn's budget allows, counting the work from `since`. */
   function drain(since = now()) {
-    mark = since
-    while (head < backlog.length && left > 0) {
+    starting.begin(since)
+    while (head < backlog.length && starting.hasTime()) {
       const entry = backlog[head]
       if (!ready(entry)) break
       backlog[head] = undefined
@@ -326,15 +305,8 @@
       backlog.length = 0
       head = 0
     }
-    if (!scheduled && (head < backlog.length || left < TURN_MS)) {
-      // Next turn: a fresh budget, and whatever still waits.
-      scheduled = true
-      immediate(() => {
-        scheduled = false
-        left = TURN_MS
-        drain()
-      })
-    }
+    // Next turn: a fresh budget, and whatever still waits.
+    starting.next(head < backlog.length, drain)
     keepHot()
   }
 
@@ -377,7 +349,7 @@
       if (!spend()) return false
       // The text written in this turn, joined now: the writer keeps every
       // element's text apart until `take()`.
-      const done = entry.writing.write(mark + left)
+      const done = entry.writing.write(starting.deadline())
       entry.chunks.push(entry.writing.take())
       if (!done) return false
       const text = entry.chunks.length === 1 ? entry.chunks[0] : entry.chunks.join('')
@@ -389,11 +361,9 @@
         entry.input = parse(text)
         return true
       }
-      entry.pieces = pieces
-      entry.at = 0
-      entry.open = []
+      entry.replay = replay(pieces)
     }
-    return assemble(entry, spend)
+    return assembled(entry)
   }
 
   /**
@@ -407,7 +377,7 @@
       entry.input = entry.call.input
       return true
     }
-    if (entry.pieces === undefined) {
+    if (entry.replay === undefined) {
       const input = takeInput(key)
       if (cancelled.has(key)) return true
       if (input === undefined || input === null || typeof input === 'string') {
@@ -418,49 +388,21 @@
         }
         return true
       }
-      entry.pieces = input
-      entry.at = 0
-      entry.open = []
+      entry.replay = replay(input)
     }
     if (cancelled.has(key)) return true
     try {
-      return assemble(entry, spend)
+      return assembled(entry)
     } catch (error) {
       entry.failed = message(error)
       return true
     }
   }
 
-  /**
-   * Replays the pieces of a large input or result (see `pieces.rs`) into
-   * `entry.input` while `budget()` says the turn has time left.
-   */
-  function assemble(entry, budget) {
-    const { pieces, open } = entry
-    while (entry.at < pieces.length) {
-      if (!budget()) return false
-      const piece = pieces[entry.at++]
-      const op = piece[0]
-      const top = open[open.length - 1]
-      if (op === 'o' || op === 'a') {
-        const container = op === 'o' ? {} : []
-        if (top === undefined) entry.input = container
-        else if (isArray(top)) top.push(container)
-        else defineProperty(top, parse(piece.slice(1)), { value: container, writable: true, enumerable: true, configurable: true })
-        open.push(container)
-      } else if (op === 'm') {
-        const members = parse(piece.slice(1))
-        for (const name of keys(members)) {
-          defineProperty(top, name, { value: members[name], writable: true, enumerable: true, configurable: true })
-        }
-      } else if (op === 'e') {
-        const items = parse(piece.slice(1))
-        for (let i = 0; i < items.length; i++) top.push(items[i])
-      } else {
-        open.pop()
-      }
-    }
-    entry.pieces = null
+  /** Replays the entry's pieces within this turn's budget; its input once whole. */
+  function assembled(entry) {
+    if (!assemble(entry.replay, spend)) return false
+    entry.input = entry.replay.input
     return true
   }
 
@@ -526,15 +468,8 @@
    */
   const deliveries = []
   let deliveriesHead = 0
-  let deliverLeft = TURN_MS
-  let deliverMark = 0
-  let deliverScheduled = false
-  function deliverSpend() {
-    const at = now()
-    deliverLeft -= at - deliverMark
-    deliverMark = at
-    return deliverLeft > 0
-  }
+  const delivering = turnBudget(TURN_MS, now, immediate)
+  const deliverSpend = () => delivering.spend()
   function deliver(pieces) {
     let resolve
     let reject
@@ -542,17 +477,17 @@
       resolve = yes
       reject = no
     })
-    deliveries.push({ pieces, at: 0, open: [], input: undefined, resolve, reject })
+    deliveries.push({ replay: replay(pieces), resolve, reject })
     deliverSome()
     return promise
   }
   function deliverSome() {
-    deliverMark = now()
-    while (deliveriesHead < deliveries.length && deliverLeft > 0) {
+    delivering.begin(now())
+    while (deliveriesHead < deliveries.length && delivering.hasTime()) {
       const entry = deliveries[deliveriesHead]
       let done
       try {
-        done = assemble(entry, deliverSpend)
+        done = assemble(entry.replay, deliverSpend)
       } catch (error) {
         // Pieces the binding cut from valid JSON do not fail to parse; a
         // failure here (memory) rejects the exec or wait, as a failed
@@ -563,21 +498,14 @@
       }
       if (!done) break
       deliveries[deliveriesHead++] = undefined
-      entry.resolve(entry.input)
+      entry.resolve(entry.replay.input)
     }
     if (deliveriesHead === deliveries.length) {
       deliveries.length = 0
       deliveriesHead = 0
     }
-    if (!deliverScheduled && (deliveriesHead < deliveries.length || deliverLeft < TURN_MS)) {
-      // Next turn: a fresh budget, and whatever still waits.
-      deliverScheduled = true
-      immediate(() => {
-        deliverScheduled = false
-        deliverLeft = TURN_MS
-        deliverSome()
-      })
-    }
+    // Next turn: a fresh budget, and whatever still waits.
+    delivering.next(deliveriesHead < deliveries.length, deliverSome)
   }
 
   /** Fires the signals of these calls and ends them; a later settlement is ignored. */
@@ -593,10 +521,10 @@
       try {
         call.controller.abort()
       } catch (error) {
-        reportError('aborting a nested call threw', error)
+        reportError(messages.warnAbort, error)
       }
     }
   }
 
   return { start, abort, warn, deliver }
-})
+}

@@ -4,17 +4,21 @@
 // functions: createScope, and the input mappers of the tool markers. What
 // reaches Rust is data: registration metadata, and per run the scopes it
 // serialised (docs/namespaces.md). Host globals are captured here once.
-(function codeModeNamespaces(constants) {
-  'use strict'
-  const GUEST_GLOBALS = new Set(constants.guestGlobals)
-  const RESERVED_WORDS = new Set(constants.reservedWords)
-  const MAX_NODES = constants.maxNodes
-  const MAX_BYTES = constants.maxBytes
-  const MAX_DEPTH = constants.maxDepth
-  const MAX_CALLABLES = constants.maxCallables
-  const MAX_TEXT = constants.maxText
-  const MAX_REQUIRED = constants.maxRequired
-  const SEPARATOR = constants.separator
+'use strict'
+
+const { constants, messages } = require('./boundary.js')
+const { messageOf } = require('./thrown.js')
+
+module.exports = function codeModeNamespaces() {
+  const GUEST_GLOBALS = new Set(constants.GUEST_GLOBALS)
+  const RESERVED_WORDS = new Set(constants.RESERVED_WORDS)
+  const MAX_NODES = constants.NAMESPACE_SCOPE_NODES
+  const MAX_BYTES = constants.NAMESPACE_SCOPE_BYTES
+  const MAX_DEPTH = constants.NAMESPACE_SCOPE_DEPTH
+  const MAX_CALLABLES = constants.NAMESPACE_CALLABLES
+  const MAX_TEXT = constants.NAMESPACE_TEXT_CHARS
+  const MAX_REQUIRED = constants.NAMESPACE_REQUIRED_TOOLS
+  const SEPARATOR = constants.NAMESPACE_PATH_SEPARATOR
   const hostGlobal = globalThis
   const stringify = JSON.stringify
   const apply = Reflect.apply
@@ -44,21 +48,13 @@
   /** Every marker createCodeModeNamespaceTool made, with what it holds. */
   const markers = new WeakMapClass()
 
+  /** The text of what the plugin's code threw (thrown.js). */
   function message(error) {
-    try {
-      if (typeof error === 'string') return error
-      if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
-        const text = error.message
-        if (typeof text === 'string') return text
-      }
-      return String(error)
-    } catch {
-      return 'unknown error'
-    }
+    return messageOf(error, messages.unknownError)
   }
 
   function refuse(rule) {
-    throw new TypeErrorClass(`registerCodeModeNamespaceForPlugin: ${rule}`)
+    throw new TypeErrorClass(messages.registrationRefused(rule))
   }
 
   function text(value) {
@@ -68,18 +64,18 @@
   function optionalText(registration, name) {
     const value = field(registration, name)
     if (value === undefined || value === null) return undefined
-    if (typeof value !== 'string') refuse(`${name} must be a string when given.`)
-    if (value.length > MAX_TEXT) refuse(`${name} must be at most ${MAX_TEXT} characters.`)
+    if (typeof value !== 'string') refuse(messages.fieldNotString(name))
+    if (value.length > MAX_TEXT) refuse(messages.fieldTooLong(name))
     return value
   }
 
   /** Why `name` cannot be a namespace global, or undefined when it can. */
   function globalNameProblem(name) {
-    if (!IDENTIFIER.test(name)) return `globalName ${stringify(name)} is not a JavaScript identifier.`
-    if (RESERVED_WORDS.has(name)) return `globalName ${stringify(name)} is a reserved word.`
-    if (name.startsWith('__openclaw')) return `globalName ${stringify(name)} is reserved (names starting __openclaw are code mode's).`
-    if (GUEST_GLOBALS.has(name)) return `globalName ${stringify(name)} is reserved: the guest already has a global of that name.`
-    if (name in hostGlobal) return `globalName ${stringify(name)} collides with a global of Node's globalThis.`
+    if (!IDENTIFIER.test(name)) return messages.globalNameNotIdentifier(stringify(name))
+    if (RESERVED_WORDS.has(name)) return messages.globalNameReservedWord(stringify(name))
+    if (name.startsWith('__openclaw')) return messages.globalNameOpenclaw(stringify(name))
+    if (GUEST_GLOBALS.has(name)) return messages.globalNameOfGuest(stringify(name))
+    if (name in hostGlobal) return messages.globalNameOfHost(stringify(name))
     return undefined
   }
 
@@ -88,41 +84,41 @@
     try {
       return registration[name]
     } catch (error) {
-      return refuse(`reading ${name} threw: ${message(error)}`)
+      return refuse(messages.fieldThrew(name, message(error)))
     }
   }
 
   function register(pluginId, registration) {
-    if (!text(pluginId)) refuse('pluginId must be a non-empty string.')
-    if (registration === null || typeof registration !== 'object') refuse('registration must be an object.')
+    if (!text(pluginId)) refuse(messages.pluginIdRequired)
+    if (registration === null || typeof registration !== 'object') refuse(messages.registrationNotObject)
     const id = field(registration, 'id')
     const globalName = field(registration, 'globalName')
     const requiredToolNames = field(registration, 'requiredToolNames')
     const createScope = field(registration, 'createScope')
-    if (!text(id)) refuse('id must be a non-empty string.')
-    if (typeof globalName !== 'string') refuse('globalName must be a string.')
+    if (!text(id)) refuse(messages.idRequired)
+    if (typeof globalName !== 'string') refuse(messages.globalNameNotString)
     const problem = globalNameProblem(globalName)
     if (problem !== undefined) refuse(problem)
-    if (typeof createScope !== 'function') refuse('createScope must be a function.')
-    if (!isArray(requiredToolNames) || requiredToolNames.length === 0) refuse('requiredToolNames must be a non-empty array of tool names.')
+    if (typeof createScope !== 'function') refuse(messages.createScopeNotFunction)
+    if (!isArray(requiredToolNames) || requiredToolNames.length === 0) refuse(messages.requiredToolNamesEmpty)
     const required = []
     let names
     try {
       names = [...requiredToolNames]
     } catch (error) {
-      refuse(`reading requiredToolNames threw: ${message(error)}`)
+      refuse(messages.fieldThrew('requiredToolNames', message(error)))
     }
     for (const name of names) {
-      if (!text(name)) refuse('requiredToolNames must hold only non-empty strings.')
+      if (!text(name)) refuse(messages.requiredToolNamesNotText)
       if (!required.includes(name)) required.push(name)
-      if (required.length > MAX_REQUIRED) refuse(`requiredToolNames must list at most ${MAX_REQUIRED} different tools.`)
+      if (required.length > MAX_REQUIRED) refuse(messages.requiredToolNamesTooMany)
     }
     const description = optionalText(registration, 'description')
     const prompt = optionalText(registration, 'prompt')
     const existing = registry.get(id)
-    if (existing !== undefined) refuse(`id ${stringify(id)} is already registered (by plugin ${stringify(existing.pluginId)}).`)
+    if (existing !== undefined) refuse(messages.idTaken(stringify(id), stringify(existing.pluginId)))
     for (const other of registry.values()) {
-      if (other.globalName === globalName) refuse(`globalName ${stringify(globalName)} is already registered (by namespace ${stringify(other.id)}).`)
+      if (other.globalName === globalName) refuse(messages.globalNameTaken(stringify(globalName), stringify(other.id)))
     }
     registry.set(
       id,
@@ -131,9 +127,9 @@
   }
 
   function tool(toolName, inputMapper) {
-    if (!text(toolName)) throw new TypeErrorClass('createCodeModeNamespaceTool: toolName must be a non-empty string.')
+    if (!text(toolName)) throw new TypeErrorClass(messages.toolNameRequired)
     if (inputMapper !== undefined && typeof inputMapper !== 'function') {
-      throw new TypeErrorClass('createCodeModeNamespaceTool: inputMapper must be a function when given.')
+      throw new TypeErrorClass(messages.inputMapperNotFunction)
     }
     const marker = freeze({ kind: 'code_mode_namespace_tool', toolName })
     markers.set(marker, { toolName, inputMapper })
@@ -141,7 +137,7 @@
   }
 
   function clearPlugin(pluginId) {
-    if (typeof pluginId !== 'string') throw new TypeErrorClass('clearCodeModeNamespacesForPlugin: pluginId must be a string.')
+    if (typeof pluginId !== 'string') throw new TypeErrorClass(messages.clearPluginIdNotString)
     for (const [id, record] of registry) {
       if (record.pluginId === pluginId) registry.delete(id)
     }
@@ -335,11 +331,24 @@
    * arguments of a call the guest made, refusing a namespace id or path this
    * run did not serialise.
    */
+  /**
+   * @typedef {{ toolName: string, inputMapper: Function | undefined }} Target
+   * @typedef {{ problem: any[], json?: undefined, tables?: undefined }
+   *   | { problem?: undefined, json: string, tables: Map<string, Map<string, Target>> }} Outcome
+   * @typedef {{ controller: AbortController, waiters: number, promise: Promise<Outcome> }} Attempt
+   */
   function bind(records, base) {
-    /** namespace id -> (path -> { toolName, inputMapper }), once accepted. */
+    /**
+     * namespace id -> (path -> { toolName, inputMapper }), once accepted.
+     * @type {Map<string, Map<string, Target>> | null}
+     */
     let tables = null
+    /** @type {string | null} */
     let json = null
-    /** The attempt in progress: its promise, its controller and its waiters. */
+    /**
+     * The attempt in progress: its promise, its controller and its waiters.
+     * @type {Attempt | null}
+     */
     let attempt = null
 
     /** One createScope call, as an outcome: a scope or a problem. */
@@ -379,9 +388,10 @@
      */
     function start() {
       const controller = new AbortControllerClass()
-      const current = { controller, waiters: 0, promise: undefined }
+      /** @type {Attempt} */
+      const current = { controller, waiters: 0, promise: /** @type {any} */ (undefined) }
       current.promise = promiseResolve
-        .call(PromiseClass)
+        .call(PromiseClass, undefined)
         .then(() =>
           // Every exec that wanted it was aborted before it began: not called.
           controller.signal.aborted
@@ -480,10 +490,10 @@
 
     function input(id, path, args) {
       const target = tables === null ? undefined : tables.get(id)?.get(path)
-      if (target === undefined || !isArray(args)) throw new ErrorClass(`code mode namespace call refused: ${stringify(id)} has no function at ${stringify(path)} in this run.`)
+      if (target === undefined || !isArray(args)) throw new ErrorClass(messages.namespaceCallRefused(stringify(id), stringify(path)))
       const mapped = target.inputMapper === undefined ? defaultInput(args) : apply(target.inputMapper, undefined, [args])
       if (mapped !== null && (typeof mapped === 'object' || typeof mapped === 'function') && typeof mapped.then === 'function') {
-        throw new TypeErrorClass(`the inputMapper of ${stringify(path)} returned a Promise; it must return the tool's input itself.`)
+        throw new TypeErrorClass(messages.inputMapperPromise(stringify(path)))
       }
       return mapped === undefined ? {} : mapped
     }
@@ -492,4 +502,4 @@
   }
 
   return { register, tool, clearPlugin, clearAll, list, snapshot, bind }
-})
+}

@@ -1,9 +1,12 @@
 // Tool results as JSON-safe JSON text, for host.js: compiled once per
 // CodeMode on the gateway's thread, with the host globals it uses captured
-// here once. Evaluates to a factory: given the depth bound, it returns
-// `{ writer }`.
-(function codeModeResultJson(maxDepth) {
-  'use strict'
+// here once. Exports a factory that returns `{ writer }`.
+'use strict'
+
+const { constants, messages } = require('./boundary.js')
+
+module.exports = function codeModeResultJson() {
+  const maxDepth = constants.MAX_DEPTH
   const apply = Reflect.apply
   const stringify = JSON.stringify
   const objectToString = Object.prototype.toString
@@ -24,7 +27,7 @@
   const typedArray = Object.getPrototypeOf(Uint8Array.prototype)
   const typedJoin = typedArray.join
   const typedSubarray = typedArray.subarray
-  const typedLength = Object.getOwnPropertyDescriptor(typedArray, 'length').get
+  const typedLength = /** @type {() => number} */ (Object.getOwnPropertyDescriptor(typedArray, 'length')?.get)
 
   /** Strings longer than this are written a chunk of this many code units at a time. */
   const CHUNK = 32768
@@ -73,16 +76,27 @@
    */
   function writer(value) {
     const ancestors = new SetClass()
+    /** @type {string[]} */
     const root = []
     let sink = root
+    /**
+     * Work on the stack: its kind (VALUE ... BYTES) and what that kind
+     * carries (see each case of `step`).
+     * @type {[number, ...any[]][]}
+     */
     const stack = [[VALUE, resolve(value, '')]]
 
-    /** [kind, payload] of a value, its toJSON applied; throws past the depth bound. */
+    /**
+     * [kind, payload] of a value, its toJSON applied; throws past the depth bound.
+     * @param {any} value
+     * @param {string} key
+     * @returns {[number, any]}
+     */
     function resolve(value, key) {
       if (value !== null && typeof value === 'object' && typeof value.toJSON === 'function' && !(value instanceof ErrorClass)) {
         if (value.toJSON === bufferToJSON && value instanceof Uint8ArrayClass) {
           // What its toJSON makes: an object holding an array, two levels.
-          if (ancestors.size + 1 >= maxDepth) throw new ErrorClass(`tool result nests deeper than ${maxDepth} levels`)
+          if (ancestors.size + 1 >= maxDepth) throw new ErrorClass(messages.resultTooDeep)
           return [BUFFER, value]
         }
         try {
@@ -109,7 +123,7 @@
       if (value instanceof ErrorClass) return [ERROR, value]
       if (value instanceof Number || value instanceof String || value instanceof Boolean) return resolve(value.valueOf(), key)
       if (ancestors.has(value)) return [TEXT, '"[Circular]"']
-      if (ancestors.size >= maxDepth) throw new ErrorClass(`tool result nests deeper than ${maxDepth} levels`)
+      if (ancestors.size >= maxDepth) throw new ErrorClass(messages.resultTooDeep)
       return [isArray(value) ? ARRAY : OBJECT, value]
     }
 
@@ -160,6 +174,7 @@
           // Keys that differ only in lone surrogates become one key (the
           // last value, at the first one's place), as when the value is
           // rebuilt: such an object's members are kept until it is done.
+          /** @type {Map<string, number> | null} */
           let places = null
           for (let i = 0; i < names.length && places === null; i++) {
             if (!apply(isWellFormed, names[i], [])) places = new MapClass()
@@ -172,18 +187,21 @@
       }
     }
 
-    /** One step of the work on top of the stack; returns its weight in steps. */
+    /**
+     * One step of the work on top of the stack; returns its weight in steps.
+     * @returns {number}
+     */
     function step() {
       const top = stack[stack.length - 1]
       switch (top[0]) {
         case VALUE:
           stack.pop()
           start(top[1][0], top[1][1])
-          return
+          return 1
         case LITERAL:
           stack.pop()
           sink.push(top[1])
-          return
+          return 1
         case CHUNKS: {
           const text = top[1]
           const at = top[2]
@@ -216,14 +234,14 @@
           const i = top[2]
           if (i >= array.length) {
             stack.pop()
-            return
+            return 1
           }
           top[2] = i + 1
           if (i > 0) sink.push(',')
           const [kind, payload] = resolve(array[i], String(i))
           if (kind === SKIP) sink.push('null')
           else start(kind, payload)
-          return
+          return 1
         }
         case MEMBERS: {
           const object = top[1]
@@ -232,12 +250,12 @@
           const members = top[4]
           if (i >= names.length) {
             stack.pop()
-            return
+            return 1
           }
           top[2] = i + 1
           const name = names[i]
           const [kind, payload] = resolve(object[name], name)
-          if (kind === SKIP) return
+          if (kind === SKIP) return 1
           if (members === null) {
             if (top[5] === true) sink.push(',')
             top[5] = true
@@ -245,11 +263,11 @@
             // `string` may have put chunks on the stack: the value follows them.
             if (stack[stack.length - 1] !== top) {
               stack.splice(stack.length - 2, 0, [VALUE, [kind, payload]], [LITERAL, ':'])
-              return
+              return 1
             }
             sink.push(':')
             start(kind, payload)
-            return
+            return 1
           }
           // Written into a text of its own, then put at its place.
           const wellFormed = apply(toWellFormed, name, [])
@@ -257,7 +275,7 @@
           sink.push(stringify(wellFormed), ':')
           stack.push([PLACED, members, wellFormed, sink])
           start(kind, payload)
-          return
+          return 1
         }
         case PLACED: {
           stack.pop()
@@ -268,7 +286,7 @@
           else members.texts[place] = text
           // Back to the object's own text, or to the member of an outer one.
           sink = outerSink()
-          return
+          return 1
         }
         case LEAVE: {
           stack.pop()
@@ -276,9 +294,10 @@
           const members = top[3]
           if (members !== undefined && members !== null) sink.push(members.texts.join(','))
           sink.push(top[2])
-          return
+          return 1
         }
       }
+      return 1
     }
 
     /** Where text goes once a placed member is done: the innermost member still open, else the root. */
@@ -290,13 +309,16 @@
     }
 
     return {
-      /** Works until done (true) or past `deadline` (false). */
+      /**
+       * Works until done (true) or past `deadline` (false).
+       * @param {number} deadline
+       */
       write(deadline) {
         let steps = 0
         while (stack.length > 0) {
           // A long string's chunk weighs as much as a look's worth of
           // steps, so the clock is read after each.
-          steps += step() ?? 1
+          steps += step()
           if (steps >= STEPS_PER_LOOK) {
             steps = 0
             if (now() >= deadline) return stack.length === 0
@@ -314,4 +336,4 @@
   }
 
   return { writer }
-})
+}

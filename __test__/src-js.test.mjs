@@ -1,0 +1,140 @@
+// Unit tests of the binding's JavaScript halves (src-js/), required as the
+// CommonJS modules they are, without the addon: the piece replay and the
+// per-turn budget. What they do inside a running instance is tested through
+// the public API (result-slices, hardening, namespaces).
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { describe, test } from 'node:test'
+
+const require = createRequire(import.meta.url)
+const { replay, assemble } = require('../src-js/pieces.js')
+const { turnBudget } = require('../src-js/turns.js')
+const { PieceOp } = require('../src-js/boundary.js')
+
+/** Pieces the core cut (boundary/tests.rs writes them: split at 48 bytes, 8 members). */
+const CASES = JSON.parse(readFileSync(new URL('./fixtures/pieces.json', import.meta.url), 'utf8'))
+
+describe('pieces.js', () => {
+  test('the fixture uses every operation', () => {
+    const ops = new Set(CASES.flatMap(({ pieces }) => pieces.map((piece) => piece[0])))
+    assert.deepEqual([...ops].sort(), Object.values(PieceOp).sort())
+  })
+
+  test('replaying what the core cut gives what parsing the whole text gives', () => {
+    for (const { json, pieces } of CASES) {
+      const entry = replay(pieces)
+      assert.equal(assemble(entry, () => true), true)
+      assert.deepEqual(entry.input, JSON.parse(json), json)
+      assert.equal(entry.pieces, null)
+    }
+  })
+
+  test('a __proto__ key is a member, never the prototype', () => {
+    const { pieces } = CASES.find(({ json }) => json.startsWith('{"__proto__"'))
+    const entry = replay(pieces)
+    assemble(entry, () => true)
+    assert.equal(Object.getPrototypeOf(entry.input), Object.prototype)
+    assert.deepEqual(Object.keys(entry.input)[0], '__proto__')
+    assert.equal(Object.getOwnPropertyDescriptor(entry.input, '__proto__').value.polluted, true)
+    assert.equal({}.polluted, undefined)
+  })
+
+  test('a budget that runs out stops between pieces, and the replay goes on where it stopped', () => {
+    for (const { json, pieces } of CASES) {
+      const entry = replay(pieces)
+      let calls = 0
+      let turns = 0
+      // One piece per turn: the budget says yes once, then no.
+      for (;;) {
+        turns++
+        let given = false
+        const budget = () => {
+          calls++
+          if (given) return false
+          given = true
+          return true
+        }
+        if (assemble(entry, budget)) break
+        assert.ok(turns <= pieces.length, 'every turn replays a piece')
+      }
+      // Each turn but the last asks twice (a piece, then no); the last
+      // replays the last piece and ends.
+      assert.equal(turns, pieces.length, `${json}: one piece per turn`)
+      assert.equal(calls, pieces.length * 2 - 1)
+      assert.deepEqual(entry.input, JSON.parse(json))
+      // A finished replay is whole: asking again does nothing.
+      assert.equal(assemble(entry, () => assert.fail('no budget is asked')), true)
+    }
+  })
+
+  test('a piece that is not JSON throws, as the parse of a whole text would', () => {
+    const entry = replay([PieceOp.OPEN_OBJECT, `${PieceOp.MEMBERS}{"a":`])
+    assert.throws(() => assemble(entry, () => true), SyntaxError)
+  })
+})
+
+describe('turns.js', () => {
+  /** A clock that reads `time` (steps of 1/8 ms: exact in binary), and the callbacks setImmediate was given. */
+  function fixture(turnMs = 0.5) {
+    const clock = { time: 100 }
+    const scheduled = []
+    const budget = turnBudget(turnMs, () => clock.time, (callback) => scheduled.push(callback))
+    return { clock, scheduled, budget }
+  }
+
+  test('work is measured from the mark, and the turn ends once its time is spent', () => {
+    const { clock, budget } = fixture()
+    budget.begin(clock.time)
+    assert.equal(budget.hasTime(), true)
+    assert.equal(budget.deadline(), 100.5)
+    clock.time += 0.25
+    assert.equal(budget.spend(), true)
+    assert.equal(budget.deadline(), 100.5)
+    clock.time += 0.25
+    assert.equal(budget.spend(), false)
+    assert.equal(budget.hasTime(), false)
+  })
+
+  test('time between passes is not counted: each pass counts from its own mark', () => {
+    const { clock, budget } = fixture()
+    budget.begin(clock.time)
+    clock.time += 0.25
+    budget.spend()
+    clock.time += 50
+    budget.begin(clock.time)
+    clock.time += 0.125
+    assert.equal(budget.spend(), true)
+    assert.equal(budget.deadline(), clock.time + 0.125)
+  })
+
+  test('the next turn gets a fresh budget and runs the work again, once however often it is asked', () => {
+    const { clock, scheduled, budget } = fixture()
+    budget.begin(clock.time)
+    clock.time += 1
+    budget.spend()
+    let again = 0
+    budget.next(true, () => again++)
+    budget.next(true, () => again++)
+    assert.equal(scheduled.length, 1)
+    scheduled.shift()()
+    assert.equal(again, 1)
+    assert.equal(budget.hasTime(), true)
+    budget.begin(clock.time)
+    assert.equal(budget.deadline(), clock.time + 0.5)
+    // Once it ran, the next turn can be asked for again.
+    budget.next(true, () => again++)
+    assert.equal(scheduled.length, 1)
+  })
+
+  test('a pass that spent nothing and left nothing asks for no turn; one that spent time does', () => {
+    const { clock, scheduled, budget } = fixture()
+    budget.begin(clock.time)
+    budget.next(false, () => {})
+    assert.equal(scheduled.length, 0)
+    clock.time += 0.125
+    budget.spend()
+    budget.next(false, () => {})
+    assert.equal(scheduled.length, 1, 'the spent time is given back in the next turn')
+  })
+})
