@@ -244,3 +244,105 @@ pub const MAX_HOST_LISTED_INPUT_BYTES: usize = 1024;
 /// this bounds that step; the mapped input is then written, checked and made
 /// into the tool's input in slices of [`TURN_WORK_MICROS`].
 pub const NAMESPACE_ARGS_BYTES: usize = 1024 * 1024;
+
+// --- Input validation: what checking one input may cost (`validation/`) ---
+
+/// [`crate::validation::Site::check_budget`] on a worker: about 35 ms at the slowest unit
+/// measured (`bench/validation.mjs`).
+pub const MAX_CHECK_WORK: u64 = 1 << 24;
+
+/// [`crate::validation::Site::error_budget`] on a worker: about 30 ms.
+pub const MAX_ERROR_WORK: u64 = 1 << 22;
+
+/// [`crate::validation::Site::check_budget`] on the Node thread: about 4 ms.
+pub const MAX_HOST_CHECK_WORK: u64 = 1 << 21;
+
+/// [`crate::validation::Site::error_budget`] on the Node thread: about 4 ms.
+pub const MAX_HOST_ERROR_WORK: u64 = 1 << 19;
+
+// --- Input validation: what a schema may be before it is compiled (`validation/screen.rs`) ---
+
+/// The most JSON values and keys a checked schema may have: compiling it
+/// costs about 2 µs each (`bench/validation.mjs`).
+pub const MAX_SCHEMA_VALUES: usize = 16_384;
+
+/// The deepest a checked schema's JSON may nest.
+pub const MAX_SCHEMA_DEPTH: usize = 128;
+
+/// The longest pattern text a checked schema may have.
+pub const MAX_PATTERN_BYTES: usize = 4096;
+
+/// What compiling all the patterns of a checked schema may cost together,
+/// in units of about a microsecond (`screen::patterns`).
+pub const MAX_PATTERN_COST: u64 = 8192;
+
+/// The largest automaton one pattern may compile to (the engine's
+/// `size_limit`).
+pub const MAX_PATTERN_NFA_BYTES: usize = 256 << 10;
+
+// --- Input validation: what a schema may cost per input value (`validation/analysis.rs`) ---
+
+/// The most a checked schema may cost per input value: a schema over it is
+/// not checked at all.
+pub const MAX_SCHEMA_WORK: u64 = 10_000;
+
+/// Subschemas nested (through `$ref`s too) deeper than this are not walked:
+/// the schema is not checked.
+pub const MAX_SCHEMA_WALK_DEPTH: usize = 256;
+
+// --- Input validation: near misses in a rejection message (`validation/message.rs`) ---
+
+/// Candidates a near miss is looked for among.
+pub const MAX_NEAR_MISS_CANDIDATES: usize = 4096;
+
+/// Edit distances one near miss may compute (64 by 67 characters at most).
+pub const MAX_NEAR_MISS_COMPARED: usize = 256;
+
+// --- Calls of tools that are not there (`sandbox/callees/`) ---
+
+/// Call sites kept per cell: what a run holds for this stays small whatever
+/// the script.
+pub const MAX_CALL_SITES: usize = 64;
+
+/// The longest tool name a kept call site holds, in bytes.
+pub const MAX_CALL_NAME_BYTES: usize = 128;
+
+/// Other calls kept inside the sites' arguments: a site with more is not
+/// explained (its error may be one of theirs).
+pub const MAX_CALL_HOLES: usize = 1024;
+
+/// Parentheses followed inside each other; deeper ones are only counted.
+pub const MAX_CALL_SCAN_DEPTH: usize = 1024;
+
+// --- Values cut into pieces (`runs/pieces.rs`) ---
+
+/// How deep containers are opened; deeper ones travel as one piece.
+pub const PIECE_OPEN_DEPTH: usize = 8;
+
+// --- MCP declarations: the text of comments (`mcp/declarations/`) ---
+
+/// Lines of a tool description a declaration keeps.
+pub const DECLARATION_DESCRIPTION_LINES: usize = 12;
+
+/// Characters of `@param` text or a property comment, and of one word of a
+/// description.
+pub const DECLARATION_LINE_CHARS: usize = 300;
+
+/// Where description lines are wrapped.
+pub const DECLARATION_WRAP_CHARS: usize = 100;
+
+/// Characters of a value quoted in a comment (a default, a pattern).
+pub const DECLARATION_VALUE_CHARS: usize = 80;
+
+// --- MCP declarations: what they could not express (`mcp/declarations/lost.rs`) ---
+
+/// Characters of a property key shown in a lost path.
+pub const DECLARATION_PATH_KEY_CHARS: usize = 40;
+
+/// Lost features listed under one path; the rest are counted.
+pub const DECLARATION_FEATURES_PER_PATH: usize = 8;
+
+// --- The MCP `$api` answers (`mcp/api.rs`) ---
+
+/// How many method names an unknown-method error lists.
+pub const MAX_LISTED_METHODS: usize = 20;

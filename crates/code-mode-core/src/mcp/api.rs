@@ -19,10 +19,8 @@ use serde_json::Value;
 
 use super::declarations::{RootHeader, ServerDeclaration};
 use super::{ApiFile, FileOf, McpNamespace, McpTool};
+use crate::limits::MAX_LISTED_METHODS;
 use crate::messages;
-
-/// How many method names an unknown-method error lists.
-const LISTED_METHODS: usize = 20;
 
 /// The byte the VM's JSON parser appends to an answer's text before it reads
 /// it (rquickjs hands QuickJS a C string): reserved up front, so the buffer is
@@ -173,13 +171,13 @@ impl McpNamespace {
             let mut methods: Vec<String> = server_at
                 .tools
                 .iter()
-                .take(LISTED_METHODS)
+                .take(MAX_LISTED_METHODS)
                 .map(|tool| tool.method.clone())
                 .collect();
-            if server_at.tools.len() > LISTED_METHODS {
+            if server_at.tools.len() > MAX_LISTED_METHODS {
                 methods.push(format!(
                     "and {} more",
-                    server_at.tools.len() - LISTED_METHODS
+                    server_at.tools.len() - MAX_LISTED_METHODS
                 ));
             }
             return Err(

@@ -19,8 +19,10 @@
 //! than assigned).
 //!
 //! Cutting scans each opened container once more, so containers are opened
-//! at most [`MAX_OPEN_DEPTH`] levels deep: the work stays a small multiple of
+//! at most [`PIECE_OPEN_DEPTH`] levels deep: the work stays a small multiple of
 //! the input's length, and a large container deeper than that travels whole.
+
+use crate::limits::PIECE_OPEN_DEPTH;
 
 /// The operations of a value cut into pieces ([`crate::runs::pieces`]):
 /// each piece starts with the code of one.
@@ -76,9 +78,6 @@ impl PieceOp {
         }
     }
 }
-
-/// How deep containers are opened; deeper ones travel as one piece.
-const MAX_OPEN_DEPTH: usize = 8;
 
 /// The size of the pieces [`split`] cuts.
 #[derive(Clone, Copy, Debug)]
@@ -157,7 +156,7 @@ fn container(
         };
         let end = value_end(bytes, at)?;
         let value = &json[at..end];
-        let open = depth + 1 < MAX_OPEN_DEPTH && matches!(bytes[at], b'{' | b'[');
+        let open = depth + 1 < PIECE_OPEN_DEPTH && matches!(bytes[at], b'{' | b'[');
         if value.len() > piece_bytes && open {
             flush(&mut batch, &mut members, pieces);
             container(json, at, member_key.unwrap_or(""), depth + 1, size, pieces)?;
@@ -404,7 +403,7 @@ mod tests {
         }
         let pieces = round_trip(&json, 16);
         let opened = pieces.iter().filter(|piece| piece.starts_with('o')).count();
-        assert_eq!(opened, super::MAX_OPEN_DEPTH);
+        assert_eq!(opened, super::PIECE_OPEN_DEPTH);
     }
 
     #[test]

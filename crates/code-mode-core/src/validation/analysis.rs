@@ -51,14 +51,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::screen::Patterns;
-
-/// The most a checked schema may cost per input value: a schema over it is
-/// not checked at all.
-pub const MAX_WORK: u64 = 10_000;
-
-/// Subschemas nested (through `$ref`s too) deeper than this are not walked:
-/// the schema is not checked.
-const MAX_WALK_DEPTH: usize = 256;
+use crate::limits::{MAX_SCHEMA_WALK_DEPTH, MAX_SCHEMA_WORK};
 
 /// The most condition parts the crate's `unevaluatedProperties` tracks
 /// (its `MAX_PARTS`; past it, it walks instead).
@@ -108,11 +101,11 @@ impl Work {
     }
 
     /// Whether a schema of this cost may be checked at all: whether its
-    /// alternatives stay within [`MAX_WORK`] per input value. (What it costs
+    /// alternatives stay within [`MAX_SCHEMA_WORK`] per input value. (What it costs
     /// per byte, its patterns mostly, only makes the inputs it may check
     /// smaller.)
     pub fn allowed(&self) -> bool {
-        self.per_value <= MAX_WORK
+        self.per_value <= MAX_SCHEMA_WORK
     }
 }
 
@@ -190,7 +183,7 @@ impl Refusal {
         match self {
             Refusal::Recursive => "it is recursive (a $ref refers back to where it is), so checking it could cost what the input chooses".to_owned(),
             Refusal::Costly => "its alternatives multiply past what one check may cost".to_owned(),
-            Refusal::Deep => format!("its subschemas nest deeper than {MAX_WALK_DEPTH} levels through $refs"),
+            Refusal::Deep => format!("its subschemas nest deeper than {MAX_SCHEMA_WALK_DEPTH} levels through $refs"),
             Refusal::Reference => "it has a $ref to another document, which the check does not follow".to_owned(),
         }
     }
@@ -254,7 +247,7 @@ impl<'s> Walk<'s> {
         if self.refusal.is_some() {
             return Cost::UNBOUNDED;
         }
-        if depth > MAX_WALK_DEPTH {
+        if depth > MAX_SCHEMA_WALK_DEPTH {
             return self.refuse(Refusal::Deep);
         }
         let Value::Object(map) = node else {
@@ -359,7 +352,10 @@ impl<'s> Walk<'s> {
     fn weight(&self, pattern: &str) -> u64 {
         // The screen saw every pattern; one it did not is a schema it did
         // not read, and counts as the costliest.
-        self.patterns.get(pattern).copied().unwrap_or(MAX_WORK + 1)
+        self.patterns
+            .get(pattern)
+            .copied()
+            .unwrap_or(MAX_SCHEMA_WORK + 1)
     }
 
     /// The subschemas applied to the same value, each with what finding an

@@ -47,7 +47,7 @@ fn each_keyword_weighs_what_the_docs_say() {
     // Per byte: lengths, `uniqueItems` 2, content 4 each.
     let bytes = json!({"minLength": 1, "maxLength": 2, "uniqueItems": true, "contentEncoding": "base64", "contentMediaType": "text/plain"});
     assert_eq!(bound(bytes, &[]), own(1 + 5, 1 + 1 + 2 + 4 + 4));
-    // A pattern its weight; one the screen did not see, MAX_WORK + 1.
+    // A pattern its weight; one the screen did not see, MAX_SCHEMA_WORK + 1.
     assert_eq!(bound(json!({"pattern": "p"}), &[("p", 7)]), own(2, 7));
     assert_eq!(bound(json!({"pattern": "p"}), &[]), own(2, 10_001));
     // Every key against every pattern, plus one; each value through each.

@@ -6,13 +6,13 @@ use serde_json::{json, Map, Value};
 
 use super::analysis::{self, Work};
 use super::screen::{self, Refusal};
-use super::{
-    compile, invalid_input, schema_problems, InputValidators, Site, MAX_CHECK_WORK, MAX_ERROR_WORK,
-    MAX_HOST_CHECK_WORK, MAX_HOST_ERROR_WORK, MAX_PATTERN_BYTES, MAX_PATTERN_COST,
-    MAX_SCHEMA_DEPTH, MAX_SCHEMA_VALUES, MAX_WORK,
-};
+use super::{compile, invalid_input, schema_problems, InputValidators, Site};
 use crate::catalog::testing::core;
 use crate::catalog::{Catalog, ToolSpec};
+use crate::limits::{
+    MAX_CHECK_WORK, MAX_ERROR_WORK, MAX_HOST_CHECK_WORK, MAX_HOST_ERROR_WORK, MAX_PATTERN_BYTES,
+    MAX_PATTERN_COST, MAX_SCHEMA_DEPTH, MAX_SCHEMA_VALUES, MAX_SCHEMA_WORK,
+};
 
 fn refusal(schema: &Value) -> String {
     match compile(schema) {
@@ -106,12 +106,12 @@ fn unevaluated_properties_pay_for_walking_again() {
 #[test]
 fn the_bound_on_alternatives_holds_at_n_and_fails_at_n_plus_one() {
     let at = Work {
-        per_value: MAX_WORK,
+        per_value: MAX_SCHEMA_WORK,
         per_byte: u64::MAX,
     };
     assert!(at.allowed());
     let past = Work {
-        per_value: MAX_WORK + 1,
+        per_value: MAX_SCHEMA_WORK + 1,
         per_byte: 0,
     };
     assert!(!past.allowed());
@@ -128,7 +128,10 @@ fn the_bound_on_alternatives_holds_at_n_and_fails_at_n_plus_one() {
     }
     let bound = cost(branches).unwrap();
     let total = bound.valid.per_value + bound.errors.per_value;
-    assert!(total <= MAX_WORK && total + 3 > MAX_WORK, "{total}");
+    assert!(
+        total <= MAX_SCHEMA_WORK && total + 3 > MAX_SCHEMA_WORK,
+        "{total}"
+    );
     assert_eq!(cost(branches + 1), Err(analysis::Refusal::Costly));
 }
 

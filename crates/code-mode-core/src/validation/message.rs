@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::Rejection;
 use crate::identifiers::display_path;
 use crate::limits::{MAX_LISTED_PROBLEMS, MAX_PROBLEM_BYTES};
+use crate::limits::{MAX_NEAR_MISS_CANDIDATES, MAX_NEAR_MISS_COMPARED};
 use crate::messages;
 
 /// The problem of an input known to be invalid whose problems would cost
@@ -394,12 +395,6 @@ pub(super) fn near_miss<'c>(
         .min_by_key(|(distance, candidate)| (*distance, candidate.len()))
         .map(|(_, candidate)| candidate)
 }
-
-/// Candidates a near miss is looked for among.
-const MAX_NEAR_MISS_CANDIDATES: usize = 4096;
-
-/// Edit distances one near miss may compute (64 by 67 characters at most).
-const MAX_NEAR_MISS_COMPARED: usize = 256;
 
 /// Edit distance where swapping two neighbours counts as one edit
 /// (`titel` is one edit from `title`): optimal string alignment.

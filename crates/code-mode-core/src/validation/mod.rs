@@ -16,7 +16,7 @@
 //! refuses one too large, too deep, with costly patterns or with identifiers
 //! that make `$ref`s depend on the path. Checking: [`analysis`] bounds what
 //! one check costs per input value and byte, and refuses a schema whose
-//! bound passes `MAX_WORK` or whose `$ref`s loop; each input is then checked
+//! bound passes `MAX_SCHEMA_WORK` or whose `$ref`s loop; each input is then checked
 //! only when its bound is within [`MAX_CHECK_WORK`]. A refused schema leaves
 //! its tool unchecked and says why in [`schema_problems`].
 
@@ -47,16 +47,14 @@ use serde_json::Value;
 
 use crate::catalog::CatalogEntry;
 use crate::limits::{
-    MAX_HOST_CHECKED_INPUT_BYTES, MAX_HOST_LISTED_INPUT_BYTES, MAX_LISTED_INPUT_BYTES,
-    MAX_SCHEMA_PROBLEMS,
+    MAX_CHECK_WORK, MAX_ERROR_WORK, MAX_HOST_CHECKED_INPUT_BYTES, MAX_HOST_CHECK_WORK,
+    MAX_HOST_ERROR_WORK, MAX_HOST_LISTED_INPUT_BYTES, MAX_LISTED_INPUT_BYTES,
+    MAX_PATTERN_NFA_BYTES, MAX_SCHEMA_PROBLEMS,
 };
 
 pub use self::message::{invalid_input, Problem};
 
-pub use self::analysis::{Bound, Work, MAX_WORK};
-pub use self::screen::{
-    MAX_PATTERN_BYTES, MAX_PATTERN_COST, MAX_PATTERN_NFA_BYTES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_VALUES,
-};
+pub use self::analysis::{Bound, Work};
 
 /// Where a check runs, which sets what it may cost.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,16 +90,6 @@ impl Site {
         }
     }
 }
-
-/// [`Site::check_budget`] on a worker: about 35 ms at the slowest unit
-/// measured (`bench/validation.mjs`).
-pub const MAX_CHECK_WORK: u64 = 1 << 24;
-/// [`Site::error_budget`] on a worker: about 30 ms.
-pub const MAX_ERROR_WORK: u64 = 1 << 22;
-/// [`Site::check_budget`] on the Node thread: about 4 ms.
-pub const MAX_HOST_CHECK_WORK: u64 = 1 << 21;
-/// [`Site::error_budget`] on the Node thread: about 4 ms.
-pub const MAX_HOST_ERROR_WORK: u64 = 1 << 19;
 
 /// A tool's compiled schema, or why it has none.
 enum Compiled {

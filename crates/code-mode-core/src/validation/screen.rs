@@ -26,27 +26,12 @@
 
 use std::collections::HashMap;
 
+use crate::limits::{
+    MAX_PATTERN_BYTES, MAX_PATTERN_COST, MAX_PATTERN_NFA_BYTES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_VALUES,
+};
 use regex_automata::nfa::thompson;
 use regex_syntax::hir::{Class, Hir, HirKind};
 use serde_json::Value;
-
-/// The most JSON values and keys a checked schema may have: compiling it
-/// costs about 2 µs each (`bench/validation.mjs`).
-pub const MAX_SCHEMA_VALUES: usize = 16_384;
-
-/// The deepest a checked schema's JSON may nest.
-pub const MAX_SCHEMA_DEPTH: usize = 128;
-
-/// The longest pattern text a checked schema may have.
-pub const MAX_PATTERN_BYTES: usize = 4096;
-
-/// What compiling all the patterns of a checked schema may cost together,
-/// in units of about a microsecond ([`patterns`]).
-pub const MAX_PATTERN_COST: u64 = 8192;
-
-/// The largest automaton one pattern may compile to (the engine's
-/// `size_limit`).
-pub const MAX_PATTERN_NFA_BYTES: usize = 256 << 10;
 
 /// Why a schema is not compiled.
 #[derive(Debug, PartialEq)]

@@ -7,12 +7,7 @@ use serde_json::{Map, Value};
 use super::text;
 use super::writer::{Lost, Writer};
 use crate::limits::DECLARATION_LOST_PATHS as MAX_LOST_PATHS;
-
-/// Characters of a property key shown in a lost path.
-const PATH_KEY_CHARS: usize = 40;
-
-/// Lost features listed under one path; the rest are counted.
-const FEATURES_PER_PATH: usize = 8;
+use crate::limits::{DECLARATION_FEATURES_PER_PATH, DECLARATION_PATH_KEY_CHARS};
 
 /// The keywords a type cannot express.
 const CONSTRAINTS: [&str; 26] = [
@@ -46,7 +41,7 @@ const CONSTRAINTS: [&str; 26] = [
 
 impl Writer<'_> {
     /// Notes that the value at `path` has a feature, `what`, its type does not
-    /// express. At most `MAX_LOST_PATHS` paths of `FEATURES_PER_PATH` features
+    /// express. At most `MAX_LOST_PATHS` paths of `DECLARATION_FEATURES_PER_PATH` features
     /// each are listed; the rest are counted, so the comment stays bounded.
     pub(super) fn lose(&mut self, path: &str, what: String) {
         let shown = shown_path(path);
@@ -54,7 +49,7 @@ impl Writer<'_> {
             if entry.what.contains(&what) {
                 return;
             }
-            if entry.what.len() < FEATURES_PER_PATH {
+            if entry.what.len() < DECLARATION_FEATURES_PER_PATH {
                 entry.what.push(what);
             } else {
                 self.more_lost += 1;
@@ -89,11 +84,17 @@ impl Writer<'_> {
                 ("pattern", Value::String(pattern)) => {
                     format!(
                         "pattern {}",
-                        text::clip(&text::quoted(pattern), text::VALUE_CHARS)
+                        text::clip(
+                            &text::quoted(pattern),
+                            crate::limits::DECLARATION_VALUE_CHARS
+                        )
                     )
                 }
                 ("format" | "contentEncoding" | "contentMediaType", Value::String(name)) => {
-                    format!("{keyword} {}", text::clip(name, text::VALUE_CHARS))
+                    format!(
+                        "{keyword} {}",
+                        text::clip(name, crate::limits::DECLARATION_VALUE_CHARS)
+                    )
                 }
                 ("uniqueItems", Value::Bool(false)) => continue,
                 ("uniqueItems", _) => "unique items".to_owned(),
@@ -125,7 +126,7 @@ pub(super) fn shown_path(path: &str) -> &str {
 
 /// The path of a property below `path`.
 pub(super) fn child(path: &str, key: &str) -> String {
-    let key = text::clip(key, PATH_KEY_CHARS);
+    let key = text::clip(key, DECLARATION_PATH_KEY_CHARS);
     if path.is_empty() {
         key
     } else {

@@ -86,7 +86,7 @@ impl fmt::Display for ServerDeclaration<'_> {
             server
                 .notes
                 .iter()
-                .map(|n| text::one_line(n, text::LINE_CHARS)),
+                .map(|n| text::one_line(n, crate::limits::DECLARATION_LINE_CHARS)),
         );
         out.write_str(&text::doc_comment("", &lines))?;
         writeln!(out, "declare namespace MCP.{} {{", server.identifier)?;
@@ -174,7 +174,7 @@ fn function(server: &McpServer, tool: &McpTool, indent: &str) -> String {
     sections.push(
         tool.notes
             .iter()
-            .map(|n| text::one_line(n, text::LINE_CHARS))
+            .map(|n| text::one_line(n, crate::limits::DECLARATION_LINE_CHARS))
             .collect(),
     );
     let input = if tool.object_schema {

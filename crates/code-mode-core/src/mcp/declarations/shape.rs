@@ -141,7 +141,7 @@ pub(super) fn property_note(schemas: &[&Value]) -> String {
             .filter(|d| !d.trim().is_empty())
     });
     let mut note = said
-        .map(|d| text::one_line(d, text::LINE_CHARS))
+        .map(|d| text::one_line(d, crate::limits::DECLARATION_LINE_CHARS))
         .unwrap_or_default();
     if let Some(default) = schemas.iter().find_map(|s| s.get("default")) {
         if !note.is_empty() {

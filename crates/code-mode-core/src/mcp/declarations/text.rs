@@ -4,16 +4,10 @@
 use serde_json::Value;
 
 use crate::identifiers::is_identifier;
-
-/// Lines of a tool description a declaration keeps.
-pub const DESCRIPTION_LINES: usize = 12;
-/// Characters of `@param` text or a property comment, and of one word of a
-/// description.
-pub const LINE_CHARS: usize = 300;
-/// Where description lines are wrapped.
-pub const WRAP_CHARS: usize = 100;
-/// Characters of a value quoted in a comment (a default, a pattern).
-pub const VALUE_CHARS: usize = 80;
+use crate::limits::{
+    DECLARATION_DESCRIPTION_LINES, DECLARATION_LINE_CHARS, DECLARATION_VALUE_CHARS,
+    DECLARATION_WRAP_CHARS,
+};
 
 /// Text safe inside a `/* */` comment: `*/` cannot end it early, and is
 /// written `*\/`, as a JavaScript string would escape it.
@@ -52,8 +46,8 @@ pub fn clip(text: &str, max: usize) -> String {
 }
 
 /// A tool description as comment lines: blank lines at either end dropped,
-/// runs of blank lines kept as one, long lines wrapped at [`WRAP_CHARS`], at
-/// most [`DESCRIPTION_LINES`]; `more` names where the rest is when lines are
+/// runs of blank lines kept as one, long lines wrapped at [`DECLARATION_WRAP_CHARS`], at
+/// most [`DECLARATION_DESCRIPTION_LINES`]; `more` names where the rest is when lines are
 /// cut.
 pub fn description_lines(text: &str, more: &str) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
@@ -69,24 +63,24 @@ pub fn description_lines(text: &str, more: &str) -> Vec<String> {
     while lines.last().is_some_and(|last| last.is_empty()) {
         lines.pop();
     }
-    if lines.len() > DESCRIPTION_LINES {
-        let cut = lines.len() - (DESCRIPTION_LINES - 1);
-        lines.truncate(DESCRIPTION_LINES - 1);
+    if lines.len() > DECLARATION_DESCRIPTION_LINES {
+        let cut = lines.len() - (DECLARATION_DESCRIPTION_LINES - 1);
+        lines.truncate(DECLARATION_DESCRIPTION_LINES - 1);
         lines.push(format!("({cut} more lines: {more})"));
     }
     lines
 }
 
-/// `line` wrapped at spaces into lines of at most [`WRAP_CHARS`] (a longer
+/// `line` wrapped at spaces into lines of at most [`DECLARATION_WRAP_CHARS`] (a longer
 /// word gets a line of its own, clipped), its indentation kept on the first.
 fn wrap(line: &str, lines: &mut Vec<String>) {
     let indent = &line[..line.len() - line.trim_start().len()];
     let mut current = indent.to_owned();
     let mut width = current.chars().count();
     for word in line.split_whitespace() {
-        let word = clip(word, LINE_CHARS);
+        let word = clip(word, DECLARATION_LINE_CHARS);
         let chars = word.chars().count();
-        if width > indent.len() && width + 1 + chars > WRAP_CHARS {
+        if width > indent.len() && width + 1 + chars > DECLARATION_WRAP_CHARS {
             lines.push(std::mem::take(&mut current));
             width = 0;
         }
@@ -123,7 +117,7 @@ pub fn literal(value: &Value) -> String {
 
 /// A JSON value quoted in a comment, clipped.
 pub fn shown(value: &Value) -> String {
-    clip(&literal(value), VALUE_CHARS)
+    clip(&literal(value), DECLARATION_VALUE_CHARS)
 }
 
 /// A `/** */` comment at `indent`: one line when there is one line, else a
@@ -175,7 +169,10 @@ mod tests {
         let long = "word ".repeat(50);
         let wrapped = description_lines(&long, "");
         assert_eq!(wrapped.len(), 3);
-        assert!(wrapped.iter().all(|l| l.len() <= WRAP_CHARS), "{wrapped:?}");
+        assert!(
+            wrapped.iter().all(|l| l.len() <= DECLARATION_WRAP_CHARS),
+            "{wrapped:?}"
+        );
         assert_eq!(wrapped.join(" "), long.trim_end());
         assert_eq!(description_lines("  - item one", ""), ["  - item one"]);
     }

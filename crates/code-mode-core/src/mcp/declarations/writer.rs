@@ -96,7 +96,7 @@ impl<'r> Writer<'r> {
         let Value::String(name) = reference else {
             return Err("a $ref that is not a string".to_owned());
         };
-        let shown = text::clip(name, text::VALUE_CHARS);
+        let shown = text::clip(name, crate::limits::DECLARATION_VALUE_CHARS);
         let Some(pointer) = name.strip_prefix('#') else {
             return Err(format!("remote $ref {shown} (not followed)"));
         };

@@ -3,17 +3,7 @@
 //! and comments, pairs parentheses, and keeps where each such call's
 //! arguments end and which other calls are made inside them.
 
-/// Call sites kept per cell, and the longest name kept: what a run holds for
-/// this stays small whatever the script.
-pub(super) const MAX_SITES: usize = 64;
-const MAX_NAME_BYTES: usize = 128;
-
-/// Other calls kept inside the sites' arguments: a site with more is not
-/// explained (its error may be one of theirs).
-pub(super) const MAX_HOLES: usize = 1024;
-
-/// Parentheses followed inside each other; deeper ones are only counted.
-const MAX_OPEN: usize = 1024;
+use crate::limits::{MAX_CALL_HOLES, MAX_CALL_NAME_BYTES, MAX_CALL_SCAN_DEPTH, MAX_CALL_SITES};
 
 /// A place in the script: 1-based line, and column in characters.
 pub(super) type Pos = (u32, u32);
@@ -26,7 +16,7 @@ pub(in crate::sandbox) struct Site {
     pub(super) column: u32,
     pub(super) callee: Callee,
     pub(super) end: Option<Pos>,
-    /// More calls in its arguments than [`MAX_HOLES`] allows keeping.
+    /// More calls in its arguments than [`MAX_CALL_HOLES`] allows keeping.
     pub(super) crowded: bool,
 }
 
@@ -36,7 +26,7 @@ pub(super) enum Callee {
     Mcp(String, String),
 }
 
-/// The call sites of a script, in source order, at most [`MAX_SITES`], and
+/// The call sites of a script, in source order, at most [`MAX_CALL_SITES`], and
 /// the calls of anything else made inside their arguments (`holes`): an
 /// error in one of those is that call's, not the site's.
 #[derive(Debug, Default)]
@@ -110,12 +100,12 @@ struct Scanner<'a> {
     column: u32,
     found: CallSites,
     open: Vec<Open>,
-    /// Parentheses opened past [`MAX_OPEN`] and not closed yet.
+    /// Parentheses opened past [`MAX_CALL_SCAN_DEPTH`] and not closed yet.
     untracked: usize,
     /// The site whose `(` is at this byte, when one was found before it.
     pending: Option<(usize, usize)>,
     /// Braces open in code, and for each template `${` being scanned, how
-    /// many were open when it started (at most [`MAX_OPEN`]).
+    /// many were open when it started (at most [`MAX_CALL_SCAN_DEPTH`]).
     braces: usize,
     templates: Vec<usize>,
 }
@@ -146,7 +136,7 @@ impl Scanner<'_> {
             match byte {
                 b'$' if quote == b'`' && self.bytes.get(self.i + 1) == Some(&b'{') => {
                     self.i += 2;
-                    if self.templates.len() < MAX_OPEN {
+                    if self.templates.len() < MAX_CALL_SCAN_DEPTH {
                         self.templates.push(self.braces);
                         return;
                     }
@@ -199,7 +189,7 @@ impl Scanner<'_> {
     }
 
     fn open_paren(&mut self, prev: Prev) {
-        if self.open.len() >= MAX_OPEN {
+        if self.open.len() >= MAX_CALL_SCAN_DEPTH {
             self.untracked += 1;
             return;
         }
@@ -240,7 +230,7 @@ impl Scanner<'_> {
             Some((_, Some(site))) => self.found.sites[site].end = Some(at),
             Some((start, None)) => {
                 let Some(site) = open.inside else { return };
-                if self.found.holes.len() < MAX_HOLES {
+                if self.found.holes.len() < MAX_CALL_HOLES {
                     self.found.holes.push((start, at, site));
                 } else {
                     self.found.sites[site].crowded = true;
@@ -311,7 +301,7 @@ impl Scanner<'_> {
         let member = from > 0 && self.bytes[from - 1] == b'.';
         let length = to - from;
         if !member
-            && self.found.sites.len() < MAX_SITES
+            && self.found.sites.len() < MAX_CALL_SITES
             && matches!(&self.bytes[from..to], b"tools" | b"MCP")
         {
             if let Some((callee, paren)) = callee_at(self.bytes, from, length) {
@@ -374,7 +364,7 @@ fn member(bytes: &[u8], at: &mut usize) -> Option<String> {
     while bytes.get(i).copied().is_some_and(is_ident) {
         i += 1;
     }
-    if i == begin || i - begin > MAX_NAME_BYTES || bytes[begin].is_ascii_digit() {
+    if i == begin || i - begin > MAX_CALL_NAME_BYTES || bytes[begin].is_ascii_digit() {
         return None;
     }
     *at = i;

@@ -1,7 +1,8 @@
 //! The scan and the attribution of errors to call sites.
 
-use super::scan::{Callee, MAX_HOLES, MAX_SITES};
+use super::scan::Callee;
 use super::{failing_site, scan, CallSites};
+use crate::limits::{MAX_CALL_HOLES, MAX_CALL_SITES};
 
 /// Where each site starts, and its callee.
 fn starts(found: &CallSites) -> Vec<(u32, u32, Callee)> {
@@ -100,12 +101,12 @@ fn a_site_whose_end_is_not_seen_spans_a_few_lines() {
 #[test]
 fn keeps_a_bounded_number_of_short_names_and_holes() {
     let script = "tools.a();".repeat(1000);
-    assert_eq!(scan(&script).sites.len(), MAX_SITES);
+    assert_eq!(scan(&script).sites.len(), MAX_CALL_SITES);
     let long = format!("tools.{}()", "n".repeat(200));
     assert!(scan(&long).sites.is_empty());
-    // At MAX_HOLES calls in its arguments a site is still explained; one
+    // At MAX_CALL_HOLES calls in its arguments a site is still explained; one
     // more and it is not.
-    for (calls, explained) in [(MAX_HOLES, true), (MAX_HOLES + 1, false)] {
+    for (calls, explained) in [(MAX_CALL_HOLES, true), (MAX_CALL_HOLES + 1, false)] {
         let script = format!("tools.a({}1)", "f(),".repeat(calls));
         assert_eq!(
             blamed(&script, (1, 7)).is_some(),
