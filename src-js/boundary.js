@@ -75,4 +75,6 @@ exports.messages = Object.freeze({
   toolFieldNotString: /** @type {(path: string | number) => string} */ ((path) => `${path} must be a string.`),
   toolFieldNotBoolean: /** @type {(path: string | number) => string} */ ((path) => `${path} must be a boolean.`),
   toolSourceUnknown: /** @type {(path: string | number) => string} */ ((path) => `${path} must be "openclaw", "mcp" or "client".`),
+  schemaThrewNoText: "it threw a value with no text",
+  schemaTooLong: "its JSON is longer than a string can be",
 })

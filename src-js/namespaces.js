@@ -172,7 +172,13 @@ module.exports = function codeModeNamespaces() {
   }
 
   /** A scope the rules refuse: which namespace, what, where. */
+  /** A scope problem (the core's `ScopeProblem`, less the namespace's index). */
   class Problem {
+    /**
+     * @param {import('./records').ScopeProblemKind} kind
+     * @param {string[]} path
+     * @param {string} [detail]
+     */
     constructor(kind, path, detail = '') {
       this.kind = kind
       this.path = path
@@ -333,7 +339,7 @@ module.exports = function codeModeNamespaces() {
    */
   /**
    * @typedef {{ toolName: string, inputMapper: Function | undefined }} Target
-   * @typedef {{ problem: any[], json?: undefined, tables?: undefined }
+   * @typedef {{ problem: import('./records').ScopeProblem, json?: undefined, tables?: undefined }
    *   | { problem?: undefined, json: string, tables: Map<string, Map<string, Target>> }} Outcome
    * @typedef {{ controller: AbortController, waiters: number, promise: Promise<Outcome> }} Attempt
    */
@@ -402,7 +408,7 @@ module.exports = function codeModeNamespaces() {
           const failed = outcomes.find((outcome) => outcome.problem !== undefined)
           if (failed !== undefined) {
             const { kind, path, detail } = failed.problem
-            return { problem: [failed.index, kind, path, detail] }
+            return { problem: { index: failed.index, kind, path, detail } }
           }
           const built = new MapClass()
           const out = []
@@ -414,7 +420,7 @@ module.exports = function codeModeNamespaces() {
           }
           return { json: stringify(out), tables: built }
         })
-        .then(undefined, (error) => ({ problem: [0, 'create_failed', [], message(error)] }))
+        .then(undefined, (error) => ({ problem: { index: 0, kind: /** @type {const} */ ('create_failed'), path: [], detail: message(error) } }))
         .then((outcome) => {
           // A failure is not kept: the next exec tries again.
           if (outcome.problem !== undefined && attempt === current) attempt = null
@@ -425,11 +431,15 @@ module.exports = function codeModeNamespaces() {
 
     /**
      * done('ready', json) -> whether the core accepted the scopes |
-     * done('problem', [index, kind, path, detail]) | done('stopped') when
-     * `budgetMs` passes or `signal` aborts first.
+     * done('problem', ScopeProblem) | done('stopped') when `budgetMs`
+     * passes or `signal` aborts first.
      */
     function scopes(budgetMs, signal, done) {
-      /** Tells the core; what it throws is not the plugin's, and goes nowhere else. */
+      /**
+       * Tells the core; what it throws is not the plugin's, and goes nowhere else.
+       * @param {import('./records').ScopesDone} kind
+       * @param {unknown} [payload]
+       */
       const tell = (kind, payload) => {
         try {
           return done(kind, payload === undefined ? null : payload)

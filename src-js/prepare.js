@@ -12,6 +12,7 @@
 'use strict'
 
 const { constants, messages } = require('./boundary.js')
+const { messageOf } = require('./thrown.js')
 
 module.exports = function codeModePrepare() {
   const firstSlice = constants.TOOLS_FIRST_SLICE
@@ -156,22 +157,17 @@ module.exports = function codeModePrepare() {
     return [t, direct, outline]
   }
 
-  const COLUMNS = ['names', 'labels', 'descriptions', 'sources', 'sourceNames', 'flags', 'servers', 'mcpTools', 'operations']
 
-  // Why a value could not be written, in one line. Never throws, whatever
-  // was thrown (a Symbol, an object without a prototype, a throwing getter).
-  const reason = (error) => {
-    try {
-      // One line: V8 explains a cycle over several.
-      return String(error?.message ?? error).split('\n')[0]
-    } catch {
-      return 'it threw a value with no text'
-    }
-  }
+  // Why a value could not be written, in one line (V8 explains a cycle
+  // over several). Never throws, whatever was thrown (a Symbol, an object
+  // without a prototype, a throwing getter).
+  const reason = (error) => messageOf(error, messages.schemaThrewNoText).split('\n')[0]
 
-  // The columns of the tools at indexes[from, to) (positions from..to when
-  // `indexes` is null): [names, labels, descriptions, sources, sourceNames,
-  // flags, servers, mcpTools, operations, parameters, problems].
+  /**
+   * The columns of the tools at indexes[from, to) (positions from..to when
+   * `indexes` is null).
+   * @returns {import('./records').ToolColumns}
+   */
   const columnsOf = (t, indexes, from, to) => {
     const pick =
       indexes === null
@@ -181,9 +177,19 @@ module.exports = function codeModePrepare() {
             for (let k = from; k < to; k++) out[k - from] = column[indexes[k]]
             return out
           }
-    const columns = COLUMNS.map((name) => pick(t[name]))
-    columns.push(pick(t.parameters), null)
-    return columns
+    return {
+      names: pick(t.names),
+      labels: pick(t.labels),
+      descriptions: pick(t.descriptions),
+      sources: pick(t.sources),
+      sourceNames: pick(t.sourceNames),
+      flags: pick(t.flags),
+      servers: pick(t.servers),
+      mcpTools: pick(t.mcpTools),
+      operations: pick(t.operations),
+      parameters: pick(t.parameters),
+      problems: null,
+    }
   }
 
   // Those tools as JSON texts of their columns: one text, or several when
@@ -195,7 +201,8 @@ module.exports = function codeModePrepare() {
     try {
       return [stringify(columns)]
     } catch {}
-    const parameters = columns[9]
+    const parameters = columns.parameters
+    /** @type {(string | null)[]} */
     const problems = new Array(parameters.length).fill(null)
     for (let k = 0; k < parameters.length; k++) {
       try {
@@ -208,7 +215,7 @@ module.exports = function codeModePrepare() {
         problems[k] = reason(error)
       }
     }
-    columns[10] = problems
+    columns.problems = problems
     try {
       return [stringify(columns)]
     } catch {}
@@ -218,7 +225,7 @@ module.exports = function codeModePrepare() {
       return [...columnsTexts(t, indexes, from, middle), ...columnsTexts(t, indexes, middle, to)]
     }
     parameters[0] = null
-    problems[0] ??= 'its JSON is longer than a string can be'
+    problems[0] ??= messages.schemaTooLong
     return [stringify(columns)]
   }
 

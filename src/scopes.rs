@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use code_mode_core::namespaces::RunNamespaces;
+use code_mode_core::namespaces::{ScopeProblem, ScopesDone};
 use code_mode_core::result::ErrorCode;
 use code_mode_core::runs::{Control, Done, Engine, ExecRequest, Stop};
 use napi::bindgen_prelude::{FunctionRef, Unknown};
@@ -39,8 +39,9 @@ pub fn exec_after_scopes(
         let kind: String = ctx.get(0)?;
         let payload: Unknown = ctx.get(1)?;
         let namespaces = &agent_run.toolbox.namespaces;
-        match kind.as_str() {
-            "ready" => {
+        let done = serde_json::from_value(serde_json::Value::String(kind));
+        match done.map_err(|e| Error::from_reason(e.to_string()))? {
+            ScopesDone::Ready => {
                 let json = js::string(&payload)?.unwrap_or_default();
                 match namespaces.accept(&json) {
                     Ok(()) => {
@@ -50,12 +51,14 @@ pub fn exec_after_scopes(
                     Err(message) => engine.refuse_held(&answer, ErrorCode::InvalidInput, &message),
                 }
             }
-            "problem" => {
+            ScopesDone::Problem => {
                 let problem = js::to_json_value(ctx.env, Some(payload))?;
-                let message = scope_problem(namespaces, &problem);
+                let problem: ScopeProblem = serde_json::from_value(problem)
+                    .map_err(|e| Error::from_reason(e.to_string()))?;
+                let message = namespaces.problem(&problem);
                 engine.refuse_held(&answer, ErrorCode::InvalidInput, &message);
             }
-            _ => {
+            ScopesDone::Stopped => {
                 // The budget ended or the call was aborted first (the
                 // abort listener stopped the control already).
                 control.stop(Stop::Timeout);
@@ -73,20 +76,4 @@ pub fn exec_after_scopes(
     if let Err(error) = called {
         engine.refuse_held(&gate, ErrorCode::InternalError, &error.reason);
     }
-}
-
-/// The exec's message for `[index, kind, path, detail]` from `namespaces.js`.
-fn scope_problem(namespaces: &RunNamespaces, problem: &serde_json::Value) -> String {
-    let index = problem[0].as_u64().unwrap_or(0) as usize;
-    let kind = problem[1].as_str().unwrap_or_default();
-    let path: Vec<String> = problem[2]
-        .as_array()
-        .map(|keys| {
-            keys.iter()
-                .filter_map(|key| key.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
-    let detail = problem[3].as_str().unwrap_or_default();
-    namespaces.problem(index, kind, &path, detail)
 }

@@ -16,10 +16,10 @@ use std::collections::HashSet;
 
 use code_mode_core::catalog::{in_catalog, McpMeta, Schema, ToolSource, ToolSpec};
 use code_mode_core::model::ToolOutline;
+use code_mode_core::records::ToolColumns;
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
 use napi::{sys, Env, Error, JsValue, Result};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use crate::js::{self, call_function};
 
@@ -165,26 +165,6 @@ impl RawOutline {
     }
 }
 
-/// Tools as the JSON of their columns: names, labels, descriptions,
-/// sources, sourceNames, flags (directOnly 1, replaySafe 2), mcp servers,
-/// mcp tools, mcp operations, parameters, and the problems of the schemas
-/// left out (null when there were none).
-#[derive(Deserialize)]
-#[allow(clippy::type_complexity)]
-struct Columns(
-    Vec<String>,
-    Vec<Option<String>>,
-    Vec<Option<String>>,
-    Vec<u8>,
-    Vec<Option<String>>,
-    Vec<u8>,
-    Vec<Option<String>>,
-    Vec<Option<String>>,
-    Vec<Option<String>>,
-    Vec<Option<Box<RawValue>>>,
-    Option<Vec<Option<String>>>,
-);
-
 /// Which of the tools read go on.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Keep {
@@ -211,9 +191,20 @@ pub fn read_tools(
         |e: serde_json::Error| format!("code mode could not read RunContext.tools: {e}");
     // Schemas included, which stay raw text until read.
     let text = replace_lone_surrogates(text);
-    let columns: Columns = serde_json::from_str(&text).map_err(unreadable)?;
-    let Columns(names, labels, descriptions, sources, source_names, flags, ..) = columns;
-    let Columns(.., servers, tools, operations, schemas, schema_problems) = columns;
+    let columns: ToolColumns = serde_json::from_str(&text).map_err(unreadable)?;
+    let ToolColumns {
+        names,
+        labels,
+        descriptions,
+        sources,
+        source_names,
+        flags,
+        servers,
+        mcp_tools: tools,
+        operations,
+        parameters: schemas,
+        problems: schema_problems,
+    } = columns;
     let count = names.len();
     let lengths = [
         labels.len(),

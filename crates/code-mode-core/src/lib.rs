@@ -13,6 +13,7 @@ pub mod mcp;
 pub mod messages;
 pub mod model;
 pub mod namespaces;
+pub mod records;
 pub mod result;
 pub mod runs;
 mod sandbox;

@@ -7,6 +7,7 @@ use crate::limits::{
     MAX_TIMERS, NAMESPACE_CALLABLES, NAMESPACE_SCOPE_BYTES, NAMESPACE_SCOPE_DEPTH,
     NAMESPACE_SCOPE_NODES,
 };
+use crate::records::ScopeProblemKind;
 
 pub const MODULE_ACCESS_DISABLED: &str = "code mode module access is disabled.";
 pub const TYPESCRIPT_FAILED_PREFIX: &str = "typescript transform failed: ";
@@ -362,22 +363,22 @@ pub fn namespace_unprepared(global_name: &str, problem: &str) -> String {
 
 /// What was wrong with a scope (`path` as [`crate::namespaces::display_path`]
 /// writes it), by the kind `namespaces.js` reports.
-pub fn namespace_problem(kind: &str, path: &str, detail: &str) -> String {
+pub fn namespace_problem(kind: ScopeProblemKind, path: &str, detail: &str) -> String {
+    use ScopeProblemKind::*;
     match kind {
-        "create_failed" => format!("createScope failed: {detail}"),
-        "not_object" => format!("createScope returned {detail}, not a plain object."),
-        "function" => format!("{path} is a function; a callable member must be a createCodeModeNamespaceTool(toolName) marker."),
-        "then" => format!("{path} is callable, which would make the object a thenable; use another name."),
-        "cycle" => format!("{path} is a circular reference."),
-        "unsafe_key" => format!("{path} has the unsafe key {detail}."),
-        "duplicate_key" => format!("{path} has two keys that both read {detail} once lone surrogates are replaced."),
-        "too_deep" => format!("{path} nests deeper than {NAMESPACE_SCOPE_DEPTH} levels."),
-        "too_large" => namespace_scope_too_large(),
-        "too_many_functions" => format!("the scope has more than {NAMESPACE_CALLABLES} functions."),
-        "foreign_tool" => namespace_foreign_tool(path, detail),
-        "unsupported" => format!("{path} is {detail}; a scope holds only plain objects, arrays, JSON values and createCodeModeNamespaceTool markers."),
-        "threw" => format!("reading {path} threw: {detail}"),
-        _ => format!("{path}: {detail}"),
+        CreateFailed => format!("createScope failed: {detail}"),
+        NotObject => format!("createScope returned {detail}, not a plain object."),
+        Function => format!("{path} is a function; a callable member must be a createCodeModeNamespaceTool(toolName) marker."),
+        Then => format!("{path} is callable, which would make the object a thenable; use another name."),
+        Cycle => format!("{path} is a circular reference."),
+        UnsafeKey => format!("{path} has the unsafe key {detail}."),
+        DuplicateKey => format!("{path} has two keys that both read {detail} once lone surrogates are replaced."),
+        TooDeep => format!("{path} nests deeper than {NAMESPACE_SCOPE_DEPTH} levels."),
+        TooLarge => namespace_scope_too_large(),
+        TooManyFunctions => format!("the scope has more than {NAMESPACE_CALLABLES} functions."),
+        ForeignTool => namespace_foreign_tool(path, detail),
+        Unsupported => format!("{path} is {detail}; a scope holds only plain objects, arrays, JSON values and createCodeModeNamespaceTool markers."),
+        Threw => format!("reading {path} threw: {detail}"),
     }
 }
 
@@ -547,5 +548,8 @@ pub fn js_messages() -> Vec<JsMessage> {
             "toolSourceUnknown",
             "{path} must be \"openclaw\", \"mcp\" or \"client\".",
         ),
+        // prepare.js: why a tool's schema was left out.
+        js("schemaThrewNoText", "it threw a value with no text"),
+        js("schemaTooLong", "its JSON is longer than a string can be"),
     ]
 }

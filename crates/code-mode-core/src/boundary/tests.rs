@@ -31,6 +31,11 @@ fn src_js_boundary_js_is_what_the_core_writes() {
 }
 
 #[test]
+fn src_js_records_d_ts_is_what_the_core_writes() {
+    check_written(src_js("records.d.ts"), &crate::records::typescript());
+}
+
+#[test]
 fn every_piece_op_has_its_own_code_and_is_found_by_it() {
     for op in PieceOp::ALL {
         assert_eq!(PieceOp::of(&format!("{}rest", op.code())), Some(op));

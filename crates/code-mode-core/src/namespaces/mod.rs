@@ -22,6 +22,7 @@ use serde::Deserialize;
 pub use self::scope::{is_unsafe_key, Callable, Scope, PATH_SEPARATOR};
 use crate::catalog::{Catalog, CatalogEntry, ToolSource};
 pub use crate::identifiers::display_path;
+pub use crate::records::{ScopeProblem, ScopeProblemKind, ScopesDone};
 
 /// One registration, as the registry lists it.
 #[derive(Clone, Debug, Deserialize)]
@@ -135,15 +136,14 @@ impl RunNamespaces {
         self.visible.is_empty() || self.scopes.get().is_some()
     }
 
-    /// The exec's message for a scope `namespaces.js` refused: the problem
-    /// `kind` at `path` (keys below the root) of visible namespace `index`.
-    pub fn problem(&self, index: usize, kind: &str, path: &[String], detail: &str) -> String {
+    /// The exec's message for a scope `namespaces.js` refused.
+    pub fn problem(&self, problem: &ScopeProblem) -> String {
         let global_name = self
             .visible
-            .get(index)
+            .get(problem.index)
             .map_or("", |namespace| namespace.registration.global_name.as_str());
-        let shown = display_path(global_name, path);
-        let problem = crate::messages::namespace_problem(kind, &shown, detail);
+        let shown = display_path(global_name, &problem.path);
+        let problem = crate::messages::namespace_problem(problem.kind, &shown, &problem.detail);
         crate::messages::namespace_unprepared(global_name, &problem)
     }
 

@@ -7,7 +7,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::VisibleNamespace;
+use super::{ScopeProblemKind, VisibleNamespace};
 use crate::identifiers::display_path;
 use crate::limits::{
     NAMESPACE_CALLABLES, NAMESPACE_SCOPE_BYTES, NAMESPACE_SCOPE_DEPTH, NAMESPACE_SCOPE_NODES,
@@ -90,7 +90,7 @@ fn check(raw: RawScope, namespace: &VisibleNamespace) -> Result<Scope, String> {
     let global_name = &namespace.registration.global_name;
     if !raw.tree.is_object() {
         return Err(messages::namespace_problem(
-            "not_object",
+            ScopeProblemKind::NotObject,
             "",
             "another value",
         ));
@@ -98,24 +98,36 @@ fn check(raw: RawScope, namespace: &VisibleNamespace) -> Result<Scope, String> {
     let mut nodes = 0;
     walk(&raw.tree, global_name, &mut Vec::new(), &mut nodes)?;
     if raw.callables.len() > NAMESPACE_CALLABLES {
-        return Err(messages::namespace_problem("too_many_functions", "", ""));
+        return Err(messages::namespace_problem(
+            ScopeProblemKind::TooManyFunctions,
+            "",
+            "",
+        ));
     }
     let mut callables: Vec<Callable> = Vec::with_capacity(raw.callables.len());
     for RawCallable { path, tool } in raw.callables {
         let shown = display_path(global_name, &path);
         let path_text = path.join(&PATH_SEPARATOR.to_string());
         if path.is_empty() || path.len() > NAMESPACE_SCOPE_DEPTH {
-            return Err(messages::namespace_problem("too_deep", &shown, ""));
+            return Err(messages::namespace_problem(
+                ScopeProblemKind::TooDeep,
+                &shown,
+                "",
+            ));
         }
         if let Some(key) = path.iter().find(|key| is_unsafe_key(key)) {
             return Err(messages::namespace_problem(
-                "unsafe_key",
+                ScopeProblemKind::UnsafeKey,
                 &shown,
                 &quoted(key),
             ));
         }
         if path.last().is_some_and(|key| key == "then") {
-            return Err(messages::namespace_problem("then", &shown, ""));
+            return Err(messages::namespace_problem(
+                ScopeProblemKind::Then,
+                &shown,
+                "",
+            ));
         }
         let found = matches!(resolve(&raw.tree, &path), Some(Value::Null));
         if !found || callables.iter().any(|c| c.path_text == path_text) {
@@ -158,7 +170,7 @@ fn walk(
     }
     if path.len() > NAMESPACE_SCOPE_DEPTH {
         return Err(messages::namespace_problem(
-            "too_deep",
+            ScopeProblemKind::TooDeep,
             &display_path(global_name, path),
             "",
         ));
@@ -177,7 +189,7 @@ fn walk(
         if is_unsafe_key(&key) {
             let shown = display_path(global_name, path);
             return Err(messages::namespace_problem(
-                "unsafe_key",
+                ScopeProblemKind::UnsafeKey,
                 &shown,
                 &quoted(&key),
             ));

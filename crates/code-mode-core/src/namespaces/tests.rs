@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::{display_path, Registration, RunNamespaces};
+use super::{display_path, Registration, RunNamespaces, ScopeProblem, ScopeProblemKind};
 use crate::catalog::testing::{client, core, mcp, plugin};
 use crate::catalog::Catalog;
 use crate::limits::{NAMESPACE_SCOPE_DEPTH, NAMESPACE_SCOPE_NODES};
@@ -210,7 +210,12 @@ fn paths_are_shown_as_the_guest_writes_them() {
         "Issues.all[\"01\"][10][4294967294][\"4294967295\"]"
     );
     assert_eq!(
-        visible().problem(0, "function", &keys(&["list"]), ""),
+        visible().problem(&ScopeProblem {
+            index: 0,
+            kind: ScopeProblemKind::Function,
+            path: keys(&["list"]),
+            detail: String::new(),
+        }),
         "code mode namespace Issues could not be prepared: Issues.list is a function; a callable member must be a createCodeModeNamespaceTool(toolName) marker."
     );
 }
