@@ -261,6 +261,7 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
    * assembled within the same budget, over several turns if need be. Each
    * turn makes progress: its first call or piece always goes ahead.
    */
+  /** @type {(Entry | undefined)[]} */
   const backlog = []
   let head = 0
   const starting = turnBudget(TURN_MS, now, immediate)
@@ -270,9 +271,21 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
   const cancelled = new Set()
 
   /**
-   * `batch`: JSON text of [{key, id, name, source, sourceName, toolCallId,
-   * parentToolCallId, codeModeRunId, namespaceId, namespacePath,
-   * namespaceCallee, rejection, input?}, ...] (the binding's `BatchCall`;
+   * A call waiting to start, with what starting it has made so far: its
+   * input (parsed, or replayed from pieces, or for a namespace call mapped,
+   * written and rebuilt), or why it failed.
+   * @typedef {{
+   *   execute: Function, onEvent: Function | undefined,
+   *   call: import('./records').NestedCall & { input?: unknown },
+   *   mapInput: Function | undefined, validate: Function | undefined,
+   *   parsed?: boolean, failed?: string, input?: unknown,
+   *   replay?: import('./pieces.js').Replay, writing?: any, chunks?: string[] | null,
+   *   rejection?: string | null,
+   * }} Entry
+   */
+
+  /**
+   * `batch`: JSON text of the calls (the core's `NestedCall`s, records.d.ts;
    * absent optional fields are null). A small input comes inline as `input`;
    * the others are taken with takeInput(key) when each call starts. `mapInput(id, path, args)` is
    * the run's plugin namespaces' check and input mapper (namespaces.js), and
@@ -283,7 +296,9 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
    */
   function start(execute, onEvent, batch, mapInput, validate) {
     const since = now()
-    for (const call of parse(batch)) {
+    /** @type {Entry['call'][]} */
+    const calls = parse(batch)
+    for (const call of calls) {
       backlog.push({ execute, onEvent, call, mapInput, validate })
       waiting.add(call.key)
     }
@@ -294,7 +309,8 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
   function drain(since = now()) {
     starting.begin(since)
     while (head < backlog.length && starting.hasTime()) {
-      const entry = backlog[head]
+      // Below `backlog.length` from `head` on, every slot holds an entry.
+      const entry = /** @type {Entry} */ (backlog[head])
       if (!ready(entry)) break
       backlog[head] = undefined
       head++
@@ -319,7 +335,7 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     if (entry.parsed !== true) {
       if (!parsed(entry)) return false
       entry.parsed = true
-      if (entry.failed !== undefined || cancelled.has(entry.call.key) || entry.call.namespaceId === null) return true
+      if (entry.failed !== undefined || cancelled.has(entry.call.key) || entry.call.namespace === null) return true
     }
     try {
       return mapped(entry)
@@ -341,7 +357,7 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     const { call } = entry
     if (entry.writing === undefined) {
       if (typeof entry.mapInput !== 'function') throw new ErrorClass(NAMESPACE_UNAVAILABLE)
-      entry.writing = writer(entry.mapInput(call.namespaceId, call.namespacePath, entry.input))
+      entry.writing = writer(entry.mapInput(call.namespace.id, call.namespace.path, entry.input))
       entry.input = undefined
       entry.chunks = []
     }
@@ -355,7 +371,7 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
       const text = entry.chunks.length === 1 ? entry.chunks[0] : entry.chunks.join('')
       entry.writing = null
       entry.chunks = null
-      if (typeof entry.validate === 'function') entry.rejection = entry.validate(call.id, call.namespaceCallee, text)
+      if (typeof entry.validate === 'function') entry.rejection = entry.validate(call.toolId, call.namespace.callee, text)
       const pieces = text.length > PIECE_BYTES ? splitJson(text) : null
       if (pieces === null) {
         entry.input = parse(text)
@@ -406,7 +422,8 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     return true
   }
 
-  function startOne({ execute, onEvent, call: { key, id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId, namespaceId, rejection: refused }, input, failed, rejection = refused }) {
+  /** @param {Entry} entry */
+  function startOne({ execute, onEvent, call: { key, kind, toolId: id, name, source, sourceName, toolCallId, parentToolCallId, codeModeRunId, rejection: refused }, input, failed, rejection = refused }) {
     waiting.delete(key)
     if (cancelled.delete(key)) {
       settle(key, false, ABORTED)
@@ -416,7 +433,7 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
       settle(key, false, failed)
       return
     }
-    const namespace = namespaceId !== null
+    const namespace = kind === 'namespace'
     let controller
     try {
       controller = new AbortControllerClass()

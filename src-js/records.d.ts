@@ -38,3 +38,39 @@ export type ScopeProblemKind = "create_failed" | "not_object" | "function" | "th
 export type ScopeProblem = { index: number, kind: ScopeProblemKind, path: Array<string>, detail: string, };
 
 export type ScopesDone = "ready" | "problem" | "stopped";
+
+export type ToolSource = "openclaw" | "mcp" | "client";
+
+export type CallKind = "call" | "mcp" | "namespace" | "yield" | "setTimeout" | "setInterval";
+
+export type NamespaceTarget = { id: string, path: string, 
+/**
+ * The function as the cell names it (`Issues.update`), for messages.
+ */
+callee: string, };
+
+export type NestedCall = { 
+/**
+ * The run's key of the call (`CallKey`).
+ */
+key: number, kind: CallKind, 
+/**
+ * Catalog id, e.g. `openclaw:core:read`.
+ */
+toolId: string, name: string, source: ToolSource, sourceName: string | null, toolCallId: string, parentToolCallId: string | null, 
+/**
+ * The parked run's id, once the run has parked (set when the call is
+ * handed to the host).
+ */
+codeModeRunId: string | null, 
+/**
+ * A plugin namespace call: the guest's arguments are its input (a JSON
+ * array), which the host checks and maps, and the call resolves to the
+ * result's `details` when it has them.
+ */
+namespace: NamespaceTarget | null, 
+/**
+ * Why its input was refused (its schema): the host shows the call as a
+ * failed nested call with this message and never starts the tool.
+ */
+rejection: string | null, };

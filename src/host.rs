@@ -30,7 +30,6 @@ use napi::bindgen_prelude::Either;
 use napi::bindgen_prelude::{FunctionRef, Unknown};
 use napi::{sys, Env, JsValue, Result};
 use parking_lot::Mutex;
-use serde::Serialize;
 
 use crate::js::{self, call_function, undefined};
 use crate::tsfn::{Channel, Poller};
@@ -60,26 +59,6 @@ pub struct Batch {
 enum Input {
     Whole(String),
     Pieces(Vec<String>),
-}
-
-/// One nested call as `host.js` reads it.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct BatchCall<'a> {
-    key: u64,
-    id: &'a str,
-    name: &'a str,
-    source: &'static str,
-    source_name: Option<&'a str>,
-    tool_call_id: &'a str,
-    parent_tool_call_id: Option<&'a str>,
-    code_mode_run_id: Option<&'a str>,
-    /// A plugin namespace call: its namespace id and path.
-    namespace_id: Option<&'a str>,
-    namespace_path: Option<&'a str>,
-    namespace_callee: Option<&'a str>,
-    /// Why its input was refused: shown as a failed call, never started.
-    rejection: Option<&'a str>,
 }
 
 /// `start`, `abort` and `warn` of the compiled `host.js`.
@@ -122,22 +101,10 @@ impl Batch {
             if i > 0 {
                 json.push(',');
             }
-            let meta = BatchCall {
-                key: call.key.0,
-                id: &call.tool_id,
-                name: &call.name,
-                source: call.source.as_str(),
-                source_name: call.source_name.as_deref(),
-                tool_call_id: &call.tool_call_id,
-                parent_tool_call_id: call.parent_tool_call_id.as_deref(),
-                code_mode_run_id: call.code_mode_run_id.as_deref(),
-                namespace_id: call.namespace.as_ref().map(|n| n.id.as_str()),
-                namespace_path: call.namespace.as_ref().map(|n| n.path.as_str()),
-                namespace_callee: call.namespace.as_ref().map(|n| n.callee.as_str()),
-                rejection: call.rejection.as_deref(),
-            };
-            // Plain strings and options: writing them cannot fail.
-            let meta = serde_json::to_string(&meta).unwrap_or_else(|_| "{}".to_owned());
+            // The call as the sandbox made it (`NestedCall`, which host.js
+            // reads as records.d.ts declares it). Plain strings, options and
+            // a number: writing them cannot fail.
+            let meta = serde_json::to_string(&call.call).unwrap_or_else(|_| "{}".to_owned());
             let input = std::mem::take(&mut call.input);
             let inline = input.len() <= INLINE_INPUT_BYTES
                 && inline_bytes + input.len() <= INLINE_BATCH_BYTES;
@@ -157,7 +124,7 @@ impl Batch {
                     None => Input::Whole(input),
                 })
             };
-            kept.push((call.key, call.reply, input));
+            kept.push((call.key(), call.reply, input));
         }
         json.push(']');
         Self { json, calls: kept }

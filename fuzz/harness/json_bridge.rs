@@ -252,7 +252,7 @@ struct FuzzHost {
 impl Host for FuzzHost {
     fn dispatch(&self, calls: Vec<Dispatch>) {
         for call in calls {
-            let settlement = match call.name.as_str() {
+            let settlement = match call.call.name.as_str() {
                 "echo" => Ok(call.input.clone()),
                 _ => self.reply.clone(),
             };

@@ -426,7 +426,7 @@ impl InlineHost {
             .name("oom-host".into())
             .spawn(move || {
                 for call in rx {
-                    if let Some(reason) = &call.rejection {
+                    if let Some(reason) = &call.call.rejection {
                         call.reply.settle(Err(reason.clone()));
                         continue;
                     }
@@ -434,7 +434,7 @@ impl InlineHost {
                     if let Some(ms) = input.get("ms").and_then(Value::as_u64) {
                         std::thread::sleep(Duration::from_millis(ms.min(50)));
                     }
-                    let settlement = match call.name.as_str() {
+                    let settlement = match call.call.name.as_str() {
                         "fail" => Err(input["message"].as_str().unwrap_or("failed").to_owned()),
                         "list_issues" => Ok(json!({
                             "details": [{"number": 1, "title": "First"}, {"number": 2, "title": "Second"}]

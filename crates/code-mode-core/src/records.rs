@@ -84,6 +84,99 @@ pub enum ScopesDone {
     Stopped,
 }
 
+/// Where a tool comes from. Plugin tools are `Openclaw` with a `source_name`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum ToolSource {
+    Openclaw,
+    Mcp,
+    Client,
+}
+
+impl ToolSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Openclaw => "openclaw",
+            Self::Mcp => "mcp",
+            Self::Client => "client",
+        }
+    }
+}
+
+/// What the guest did to make a nested call, as a `waiting` result's
+/// `pendingToolCalls[].method` names it: `tools.*` (`call`), `MCP.*`, a
+/// plugin namespace function, `yield_control`, or a timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub enum CallKind {
+    Call,
+    Mcp,
+    Namespace,
+    Yield,
+    SetTimeout,
+    SetInterval,
+}
+
+impl CallKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Call => "call",
+            Self::Mcp => "mcp",
+            Self::Namespace => "namespace",
+            Self::Yield => "yield",
+            Self::SetTimeout => "setTimeout",
+            Self::SetInterval => "setInterval",
+        }
+    }
+}
+
+/// Where a plugin namespace call was made: the namespace id and the path of
+/// the function in its scope, which the host checks against what it
+/// serialised for the run before it maps the arguments.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct NamespaceTarget {
+    pub id: String,
+    pub path: String,
+    /// The function as the cell names it (`Issues.update`), for messages.
+    pub callee: String,
+}
+
+/// One nested call, from the guest's call to the gateway's `executeTool`:
+/// the sandbox makes it when the guest calls (`GuestCall` keeps it beside
+/// the guest's promise), the run hands it to the host as it is (`Dispatch`,
+/// which adds where it settles), and the binding writes it for `host.js`
+/// as it is. Its input travels apart: it can be large, and is cut into
+/// pieces on the way.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct NestedCall {
+    /// The run's key of the call (`CallKey`).
+    #[cfg_attr(test, ts(type = "number"))]
+    pub key: u64,
+    pub kind: CallKind,
+    /// Catalog id, e.g. `openclaw:core:read`.
+    pub tool_id: String,
+    pub name: String,
+    pub source: ToolSource,
+    pub source_name: Option<String>,
+    pub tool_call_id: String,
+    pub parent_tool_call_id: Option<String>,
+    /// The parked run's id, once the run has parked (set when the call is
+    /// handed to the host).
+    pub code_mode_run_id: Option<String>,
+    /// A plugin namespace call: the guest's arguments are its input (a JSON
+    /// array), which the host checks and maps, and the call resolves to the
+    /// result's `details` when it has them.
+    pub namespace: Option<NamespaceTarget>,
+    /// Why its input was refused (its schema): the host shows the call as a
+    /// failed nested call with this message and never starts the tool.
+    pub rejection: Option<String>,
+}
+
 /// The text of `src-js/records.d.ts`.
 #[cfg(test)]
 pub(crate) fn typescript() -> String {
@@ -99,6 +192,10 @@ pub(crate) fn typescript() -> String {
         ScopeProblemKind::decl(&config),
         ScopeProblem::decl(&config),
         ScopesDone::decl(&config),
+        ToolSource::decl(&config),
+        CallKind::decl(&config),
+        NamespaceTarget::decl(&config),
+        NestedCall::decl(&config),
     ] {
         out.push_str("export ");
         out.push_str(&decl);

@@ -1,5 +1,6 @@
 //! Result shapes of exec and wait and their JSON rendering (`docs/errors.md`).
 
+use crate::records::CallKind;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -76,7 +77,7 @@ pub struct SourceCounts {
 #[serde(rename_all = "camelCase")]
 pub struct PendingCall {
     pub id: String,
-    pub method: &'static str,
+    pub method: CallKind,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_id: Option<String>,
 }

@@ -178,7 +178,7 @@ impl Host for GateHost {
         for call in calls {
             let input: Value = serde_json::from_str(&call.input).unwrap();
             let gate = input["gate"].as_str().unwrap_or_default().to_owned();
-            match call.name.as_str() {
+            match call.call.name.as_str() {
                 "hold" => {
                     self.gates.holding.fetch_add(1, Ordering::SeqCst);
                     self.gates.pass(&gate);

@@ -25,28 +25,9 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-use serde::Serialize;
-
 use crate::identifiers::Suffixes;
 
-/// Where a tool comes from. Plugin tools are `Openclaw` with a `source_name`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolSource {
-    Openclaw,
-    Mcp,
-    Client,
-}
-
-impl ToolSource {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Openclaw => "openclaw",
-            Self::Mcp => "mcp",
-            Self::Client => "client",
-        }
-    }
-}
+pub use crate::records::ToolSource;
 
 /// The MCP metadata of an effective tool.
 #[derive(Clone, Debug, PartialEq, Eq)]

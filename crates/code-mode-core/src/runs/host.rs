@@ -7,36 +7,32 @@ use std::time::Instant;
 
 use parking_lot::Mutex;
 
-use crate::catalog::ToolSource;
 use crate::limits::MAX_ERROR_PART_BYTES;
 use crate::messages;
+pub use crate::records::{CallKind, NestedCall, ToolSource};
 use crate::sandbox::Arrived;
 pub use crate::sandbox::{CallKey, NamespaceTarget, Settlement};
 
 /// A nested call the host must start: the gateway's `executeTool(call)`.
+/// The call is the guest's [`NestedCall`] as the sandbox made it (a copy:
+/// the run's table keeps its own for `pendingToolCalls` and messages); the
+/// input travels beside it, moved, because hosts handle it apart (the
+/// binding cuts a large one into pieces).
 #[derive(Debug)]
 pub struct Dispatch {
-    pub key: CallKey,
-    /// Catalog id, e.g. `openclaw:core:read`.
-    pub tool_id: String,
-    pub name: String,
-    pub source: ToolSource,
-    pub source_name: Option<String>,
-    /// The guest's input as JSON-safe JSON text.
+    pub call: NestedCall,
+    /// The guest's input as JSON-safe JSON text (for a namespace call, the
+    /// JSON array of its arguments).
     pub input: String,
-    pub tool_call_id: String,
-    pub parent_tool_call_id: Option<String>,
-    /// The parked run id, once the run has parked.
-    pub code_mode_run_id: Option<String>,
-    /// A plugin namespace call: `input` is the JSON array of the guest's
-    /// arguments, which the host checks and maps (`inputMapper`), and the
-    /// call resolves to the result's `details` when it has them.
-    pub namespace: Option<NamespaceTarget>,
-    /// Why the input was refused (its schema): the host shows the call as a
-    /// failed nested call with this message and never starts the tool.
-    pub rejection: Option<String>,
     /// Where the settled result goes.
     pub reply: Reply,
+}
+
+impl Dispatch {
+    /// The call's key in its run.
+    pub fn key(&self) -> CallKey {
+        self.reply.key
+    }
 }
 
 /// The host side of the bridge. Called from worker threads; implementations

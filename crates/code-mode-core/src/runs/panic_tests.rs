@@ -42,7 +42,7 @@ struct PanickingHost {
 impl Host for PanickingHost {
     fn dispatch(&self, calls: Vec<Dispatch>) {
         for call in calls {
-            if call.name == "boom" {
+            if call.call.name == "boom" {
                 panic!("panic-tests: the host panics in dispatch");
             }
             call.reply.settle(Ok(call.input.clone()));

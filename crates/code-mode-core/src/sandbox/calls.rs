@@ -10,7 +10,8 @@ use std::time::Instant;
 
 use rquickjs::{Function, Persistent};
 
-use crate::catalog::ToolSource;
+pub use crate::records::NamespaceTarget;
+use crate::records::{CallKind, NestedCall};
 use crate::result::PendingCall;
 
 /// Identifies one nested call within the process (unique for its lifetime).
@@ -32,37 +33,15 @@ pub type Settlement = Result<String, String>;
 /// due timers in that order.
 pub type Arrived = (CallKey, Settlement, Instant);
 
-/// One nested call made by the guest.
+/// One nested call made by the guest: the call as it travels to the host,
+/// its input (taken when the call is dispatched), and the guest's promise.
 pub struct GuestCall {
-    pub tool_id: String,
-    pub name: String,
-    pub source: ToolSource,
-    pub source_name: Option<String>,
-    /// Taken when the call is dispatched.
+    pub call: NestedCall,
     pub input: String,
     pub(super) input_len: usize,
-    pub tool_call_id: String,
-    pub parent_tool_call_id: Option<String>,
-    pub method: &'static str,
-    /// A plugin namespace call: which namespace and path made it.
-    pub namespace: Option<NamespaceTarget>,
-    /// Why its input was refused (its schema): the host shows the call as
-    /// failed with this message and never starts the tool.
-    pub rejection: Option<String>,
     pub(super) in_flight: bool,
     pub(super) resolve: Persistent<Function<'static>>,
     pub(super) reject: Persistent<Function<'static>>,
-}
-
-/// Where a plugin namespace call was made: the namespace id and the path of
-/// the function in its scope, which the host checks against what it
-/// serialised for the run before it maps the arguments.
-#[derive(Clone, Debug)]
-pub struct NamespaceTarget {
-    pub id: String,
-    pub path: String,
-    /// The function as the cell names it (`Issues.update`), for messages.
-    pub callee: String,
 }
 
 /// A `yield_control(reason)` waiting for the next `wait`.
@@ -115,13 +94,13 @@ impl CallTable {
     /// yields.
     pub fn pending_calls(&self) -> Vec<PendingCall> {
         let calls = self.calls.values().map(|call| PendingCall {
-            id: call.tool_call_id.clone(),
-            method: call.method,
-            tool_id: Some(call.tool_id.clone()),
+            id: call.call.tool_call_id.clone(),
+            method: call.call.kind,
+            tool_id: Some(call.call.tool_id.clone()),
         });
         let yields = self.yields.iter().map(|entry| PendingCall {
             id: entry.id.clone(),
-            method: "yield",
+            method: CallKind::Yield,
             tool_id: None,
         });
         calls.chain(yields).collect()

@@ -163,7 +163,11 @@ fn timers_fire_when_due_in_due_order() {
     let empty = vm.held_bytes();
     assert!(matches!(vm.start(&script), CellOutcome::Pending));
     // Five live timers, listed earliest first, none fired yet.
-    let pending: Vec<&str> = vm.pending_calls().iter().map(|call| call.method).collect();
+    let pending: Vec<&str> = vm
+        .pending_calls()
+        .iter()
+        .map(|call| call.method.as_str())
+        .collect();
     assert_eq!(
         pending,
         [

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use rquickjs::{Array, Function, Persistent};
 
 use crate::limits::TIMER_HOST_BYTES;
+use crate::records::CallKind;
 use crate::result::PendingCall;
 
 /// `setTimeout` or `setInterval`.
@@ -19,9 +20,14 @@ pub(super) enum Kind {
 
 impl Kind {
     pub(super) fn name(self) -> &'static str {
+        self.call_kind().as_str()
+    }
+
+    /// The kind of call a `waiting` result lists it as.
+    pub(super) fn call_kind(self) -> CallKind {
         match self {
-            Kind::Timeout => "setTimeout",
-            Kind::Interval => "setInterval",
+            Kind::Timeout => CallKind::SetTimeout,
+            Kind::Interval => CallKind::SetInterval,
         }
     }
 }
@@ -147,7 +153,7 @@ impl TimerTable {
                     timer.kind.name(),
                     timer.n
                 ),
-                method: timer.kind.name(),
+                method: timer.kind.call_kind(),
                 tool_id: None,
             })
         })

@@ -36,7 +36,7 @@ impl Host for ThreadHost {
         for call in calls {
             // A call whose input its schema refused fails without starting
             // its tool, as the binding's host does.
-            if let Some(message) = call.rejection.clone() {
+            if let Some(message) = call.call.rejection.clone() {
                 call.reply.settle(Err(message));
                 continue;
             }
@@ -47,13 +47,13 @@ impl Host for ThreadHost {
                 .started
                 .lock()
                 .unwrap()
-                .push(call.tool_call_id.clone());
+                .push(call.call.tool_call_id.clone());
             let input: Value = serde_json::from_str(&call.input).unwrap();
             let ms = input["ms"].as_u64().unwrap_or(0);
             std::thread::spawn(move || {
                 std::thread::sleep(Duration::from_millis(ms));
                 state.in_flight.fetch_sub(1, Ordering::SeqCst);
-                match call.name.as_str() {
+                match call.call.name.as_str() {
                     "fail" => call
                         .reply
                         .settle(Err(input["message"].as_str().unwrap_or("").to_owned())),

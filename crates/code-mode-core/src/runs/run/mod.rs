@@ -15,7 +15,7 @@ pub(super) use end::{Disposition, Parking};
 pub(super) use spare::refill_spare;
 
 use super::agent_run::{AgentRun, RunOwner};
-use super::host::{Arrivals, Dispatch, Reply, Waker};
+use super::host::{Arrivals, Dispatch, NestedCall, Reply, Waker};
 use super::leg::Leg;
 use super::request::{ExecRequest, WaitRequest};
 use crate::config::CodeModeConfig;
@@ -418,17 +418,14 @@ impl Run {
             .start_queued(max_in_flight)
             .into_iter()
             .map(|(key, call)| Dispatch {
-                key,
-                tool_id: call.tool_id.clone(),
-                name: call.name.clone(),
-                source: call.source,
-                source_name: call.source_name.clone(),
+                // The table keeps what later messages name (the call's id
+                // and tool); the rejection goes with the call.
+                call: NestedCall {
+                    code_mode_run_id: self.id.clone(),
+                    rejection: call.call.rejection.take(),
+                    ..call.call.clone()
+                },
                 input: std::mem::take(&mut call.input),
-                tool_call_id: call.tool_call_id.clone(),
-                parent_tool_call_id: call.parent_tool_call_id.clone(),
-                code_mode_run_id: self.id.clone(),
-                namespace: call.namespace.clone(),
-                rejection: call.rejection.take(),
                 reply: Reply {
                     arrivals: self.arrivals.clone(),
                     key,

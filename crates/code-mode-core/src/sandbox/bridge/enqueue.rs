@@ -10,6 +10,7 @@ use crate::catalog::{CatalogEntry, ToolSource};
 use crate::limits::{MAX_LEG_INPUT_BYTES, MAX_QUEUED_CALLS, NAMESPACE_ARGS_BYTES};
 use crate::mcp::InputRules;
 use crate::messages;
+use crate::records::{CallKind, NestedCall};
 use crate::sandbox::calls::{CallKey, GuestCall, NamespaceTarget};
 use crate::sandbox::control::Stop;
 use crate::sandbox::js::terminate;
@@ -21,8 +22,8 @@ use crate::validation::Site;
 /// One nested call as the guest made it.
 pub(super) struct Call<'a, 'js> {
     pub entry: &'a CatalogEntry,
-    /// `pendingToolCalls[].method`: `call` (`tools.*`), `mcp` or `namespace`.
-    pub method: &'static str,
+    /// `call` (`tools.*`), `mcp` or `namespace`.
+    pub kind: CallKind,
     pub input: Option<Value<'js>>,
     /// `MCP.<server>.<tool>`: the one-object rule, with the tool's defaults
     /// and required keys.
@@ -79,7 +80,7 @@ impl<'a, 'js> Call<'a, 'js> {
     pub fn catalog(entry: &'a CatalogEntry, input: Option<Value<'js>>, callee: Callee<'a>) -> Self {
         Call {
             entry,
-            method: "call",
+            kind: CallKind::Call,
             input,
             mcp: None,
             namespace: None,
@@ -111,7 +112,7 @@ pub(super) fn enqueue<'js>(
 ) -> rquickjs::Result<Promise<'js>> {
     let Call {
         entry,
-        method,
+        kind,
         input,
         mcp,
         namespace,
@@ -202,17 +203,21 @@ pub(super) fn enqueue<'js>(
     table.calls.insert(
         key,
         GuestCall {
-            tool_id: entry.id.clone(),
-            name: entry.name.clone(),
-            source: entry.source,
-            source_name: entry.source_name.clone(),
+            call: NestedCall {
+                key: key.0,
+                kind,
+                tool_id: entry.id.clone(),
+                name: entry.name.clone(),
+                source: entry.source,
+                source_name: entry.source_name.clone(),
+                tool_call_id,
+                parent_tool_call_id: parent.as_deref().map(str::to_owned),
+                code_mode_run_id: None,
+                namespace: target,
+                rejection,
+            },
             input_len: input.len(),
             input,
-            tool_call_id,
-            parent_tool_call_id: parent.as_deref().map(str::to_owned),
-            method,
-            namespace: target,
-            rejection,
             in_flight: false,
             resolve: Persistent::save(ctx, resolve),
             reject: Persistent::save(ctx, reject),

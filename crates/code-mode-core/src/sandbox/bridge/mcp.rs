@@ -17,6 +17,7 @@ use super::feed::settled_promise;
 use super::text_argument;
 use crate::mcp::{ApiRefusal, Member, ServerLayout};
 use crate::messages;
+use crate::records::CallKind;
 use crate::sandbox::js::{define, define_listed, freeze, plain_error};
 use crate::sandbox::lazy;
 use crate::sandbox::state::SharedState;
@@ -179,7 +180,7 @@ fn tool_function<'js>(
             let extra_arguments = args.0.len() > 1;
             let call = Call {
                 entry,
-                method: "mcp",
+                kind: CallKind::Mcp,
                 input: args.0.into_iter().next(),
                 mcp: Some(McpInput {
                     rules,

@@ -18,6 +18,7 @@ use super::enqueue::{enqueue, Call, Callee, NamespaceInput};
 use super::feed::settled_promise;
 use crate::limits::NAMESPACE_SCOPE_DEPTH;
 use crate::messages;
+use crate::records::CallKind;
 use crate::sandbox::calls::NamespaceTarget;
 use crate::sandbox::js::{define, freeze};
 use crate::sandbox::state::SharedState;
@@ -107,7 +108,7 @@ fn function<'js>(
             toolbox.counters.call.fetch_add(1, Ordering::Relaxed);
             let call = Call {
                 entry,
-                method: "namespace",
+                kind: CallKind::Namespace,
                 input: None,
                 mcp: None,
                 namespace: Some(NamespaceInput {
