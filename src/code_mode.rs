@@ -5,6 +5,7 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use code_mode_core::config::CodeModeConfig as CoreConfig;
 use code_mode_core::limits::MAX_WORKER_THREADS;
+use code_mode_core::messages;
 use code_mode_core::model::{self, SurfacePlan};
 use code_mode_core::result::Telemetry;
 use code_mode_core::runs::Engine;
@@ -50,10 +51,10 @@ pub fn create_code_mode(env: Env, options: Option<Object>) -> Result<CodeMode> {
         None => (serde_json::Value::Null, Engine::default_workers()),
     };
     let engine = Engine::new(workers)
-        .map_err(|e| Error::from_reason(format!("code mode workers could not start: {e}")))?;
+        .map_err(|e| Error::from_reason(messages::workers_failed(&e.to_string())))?;
     let config = CodeModeConfig::from(&CoreConfig::resolve(&global, &serde_json::Value::Null));
     let builder = Builder::start()
-        .map_err(|e| Error::from_reason(format!("code mode workers could not start: {e}")))?;
+        .map_err(|e| Error::from_reason(messages::workers_failed(&e.to_string())))?;
     let (channel, results) = host::open(&env)?;
     let runtime = Runtime {
         engine: Arc::new(engine),
@@ -78,9 +79,7 @@ fn worker_count(value: Unknown) -> Result<usize> {
         Some(n) if n.is_finite() && n >= 1.0 && n.fract() == 0.0 => {
             Ok((n as usize).min(MAX_WORKER_THREADS))
         }
-        _ => Err(Error::from_reason(
-            "workerThreads must be a positive integer.",
-        )),
+        _ => Err(Error::from_reason(messages::WORKER_THREADS_INVALID)),
     }
 }
 

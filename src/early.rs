@@ -25,6 +25,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use code_mode_core::input::ExecInput;
+use code_mode_core::messages;
 use code_mode_core::result::{ErrorCode, RunResult, SourceCounts, Telemetry};
 use code_mode_core::runs::{Control, Done, Engine, ExecRequest, Stop, WaitRequest};
 use napi::bindgen_prelude::{FunctionRef, ObjectRef};
@@ -170,7 +171,7 @@ impl Early {
         let Some(agent_run) = agent_run else {
             let message = match built {
                 Err(message) => message.as_str(),
-                Ok(_) => "RunContext.executeTool must be a function.",
+                Ok(_) => messages::EXECUTE_TOOL_REQUIRED,
             };
             let result = failure(&self.telemetry, false, ErrorCode::InternalError, message);
             return finish_on_js(onward, pending.signal, move || (pending.settle)(result));

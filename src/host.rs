@@ -35,7 +35,7 @@ use crate::js::{self, call_function, undefined};
 use crate::tsfn::{Channel, Poller};
 
 /// What `createCodeMode` throws when `host.js` does not start.
-const FAILED_TO_START: &str = "code mode could not start its host bridge";
+const FAILED_TO_START: &str = messages::HOST_BRIDGE_FAILED;
 
 /// Work for the JavaScript thread.
 pub enum Message {
@@ -201,7 +201,7 @@ pub fn open(env: &Env) -> Result<(HostChannel, Results)> {
     let channel = Channel::new(env, "code-mode-host", move |env, message| {
         handler.handle(env, message)
     })
-    .map_err(|_| napi::Error::from_reason("code mode could not create its host channel"))?;
+    .map_err(|_| napi::Error::from_reason(messages::HOST_CHANNEL_FAILED))?;
     let (functions, deliver) = compile(env, Arc::downgrade(&bridge), channel.poller())?;
     let _ = bridge.functions.set(functions);
     Ok((channel, Results { deliver }))

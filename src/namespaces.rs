@@ -5,6 +5,7 @@
 //! environment's instance data: every `CodeMode` of a process (or of one
 //! worker thread) shares it, as a module-level registry would be shared.
 
+use code_mode_core::messages;
 use code_mode_core::namespaces::Registration;
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
 use napi::{sys, Env, Error, JsValue, Result};
@@ -32,17 +33,12 @@ fn registry(env: &Env) -> Result<&'static Registry> {
     env.set_instance_data(registry, (), |_| {})?;
     env.get_instance_data::<Registry>()?
         .map(|registry| &*registry)
-        .ok_or_else(|| Error::from_reason("code mode could not keep its namespace registry"))
+        .ok_or_else(|| Error::from_reason(messages::REGISTRY_NOT_KEPT))
 }
 
 fn compile(env: &Env) -> Result<Registry> {
     let factory: Unknown = js::load(env, "namespaces.js")?;
-    let made = js::make(
-        env,
-        &factory,
-        &[],
-        "code mode could not start its namespace registry",
-    )?;
+    let made = js::make(env, &factory, &[], messages::REGISTRY_FAILED)?;
     Ok(Registry {
         register: made.function("register")?,
         tool: made.function("tool")?,
@@ -155,7 +151,7 @@ pub fn snapshot(env: &Env) -> Result<Option<Snapshot<'_>>> {
     let records: Unknown = pair.get_element(1)?;
     let meta = js::string(&meta)?.unwrap_or_default();
     let registrations = serde_json::from_str(&meta)
-        .map_err(|e| Error::from_reason(format!("code mode namespace registry: {e}")))?;
+        .map_err(|e| Error::from_reason(messages::registry_error(&e.to_string())))?;
     Ok(Some(Snapshot {
         registrations,
         records,
@@ -179,7 +175,7 @@ pub fn bind(
     base: Unknown,
 ) -> Result<RunBinding> {
     let all = js::object(&snapshot.records)?
-        .ok_or_else(|| Error::from_reason("code mode namespace registry: no records"))?;
+        .ok_or_else(|| Error::from_reason(messages::registry_error("no records")))?;
     let mut records = env.create_array(visible.len() as u32)?;
     for (slot, &index) in visible.iter().enumerate() {
         let record: Unknown = all.get_element(index as u32)?;
@@ -188,11 +184,11 @@ pub fn bind(
     let records = records.to_unknown();
     let bound = call(env, |r| &r.bind, &[records.raw(), base.raw()])?;
     let bound = js::object(&bound)?
-        .ok_or_else(|| Error::from_reason("code mode namespace registry: bind failed"))?;
+        .ok_or_else(|| Error::from_reason(messages::registry_error("bind failed")))?;
     let function = |name: &str| -> Result<FunctionRef<(), ()>> {
         let value: Unknown = bound.get_named_property(name)?;
         js::function::<(), ()>(&value)?
-            .ok_or_else(|| Error::from_reason("code mode namespace registry: bind failed"))?
+            .ok_or_else(|| Error::from_reason(messages::registry_error("bind failed")))?
             .create_ref()
     };
     Ok(RunBinding {

@@ -17,6 +17,7 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use code_mode_core::catalog::Catalog;
 use code_mode_core::config::CodeModeConfig;
+use code_mode_core::messages;
 use code_mode_core::model::{build_catalog, CatalogParts};
 use code_mode_core::namespaces::Registration;
 use code_mode_core::runs::host::Host;
@@ -207,12 +208,7 @@ impl Prepared {
         let mut state = self.state.lock();
         if matches!(state.stage, Stage::Reading(_)) {
             state.stage = Stage::Building;
-            self.end(
-                &mut state,
-                Err(format!(
-                    "code mode could not read RunContext.tools: {message}"
-                )),
-            );
+            self.end(&mut state, Err(messages::tools_unreadable(&message)));
         }
     }
 
@@ -223,9 +219,7 @@ impl Prepared {
         loop {
             match &state.stage {
                 Stage::Done => break,
-                Stage::Reading(_) => {
-                    return Err("code mode has not read every tool of the run".to_owned())
-                }
+                Stage::Reading(_) => return Err(messages::TOOLS_UNFINISHED.to_owned()),
                 Stage::Queued(_) => self.build(&mut state),
                 Stage::Building => self.ended.wait(&mut state),
             }
@@ -234,7 +228,7 @@ impl Prepared {
         self.built
             .get()
             .cloned()
-            .unwrap_or_else(|| Err("code mode could not build the run's catalog".to_owned()))
+            .unwrap_or_else(|| Err(messages::CATALOG_FAILED.to_owned()))
     }
 }
 
@@ -276,9 +270,7 @@ fn run_build(recipe: Recipe, texts: &[String]) -> Result<Arc<Built>, String> {
             .map(|s| (*s).to_owned())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        Err(format!(
-            "code mode could not build the run's catalog: {reason}"
-        ))
+        Err(messages::catalog_failed(&reason))
     })
 }
 

@@ -230,13 +230,13 @@ impl CodeModeRunSurface {
     /// when they cannot run, or when the build failed.
     fn runnable(&self) -> Result<(Arc<CodeModeConfig>, Option<Arc<AgentRun>>)> {
         if !self.parts.active {
-            return Err(Error::from_reason("code mode is not active for this run."));
+            return Err(Error::from_reason(messages::NOT_ACTIVE));
         }
         let config = self
             .parts
             .config
             .clone()
-            .ok_or_else(|| Error::from_reason("RunContext.executeTool must be a function."))?;
+            .ok_or_else(|| Error::from_reason(messages::EXECUTE_TOOL_REQUIRED))?;
         let agent_run = match self.parts.prepared.get() {
             None => None,
             Some(built) => built.clone().map_err(Error::from_reason)?.agent_run.clone(),

@@ -15,6 +15,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use code_mode_core::catalog::{in_catalog, McpMeta, Schema, ToolSource, ToolSpec};
+use code_mode_core::messages;
 use code_mode_core::model::ToolOutline;
 use code_mode_core::records::ToolColumns;
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
@@ -34,12 +35,7 @@ pub struct PrepareJs {
 impl PrepareJs {
     pub fn compile(env: &Env) -> Result<Self> {
         let factory: Unknown = js::load(env, "prepare.js")?;
-        let made = js::make(
-            env,
-            &factory,
-            &[],
-            "code mode could not start its tool reader",
-        )?;
+        let made = js::make(env, &factory, &[], messages::TOOL_READER_FAILED)?;
         Ok(Self {
             scan: made.function("scan")?,
             serialize: made.function("serialize")?,
@@ -71,8 +67,8 @@ impl PrepareJs {
             .collect();
         let keys = js::parse_json(env, &js::json_text(&keys)?)?;
         let scanned = self.call(env, &self.scan, &[tools.raw(), keys.raw()])?;
-        let scanned = js::object(&scanned)?
-            .ok_or_else(|| Error::from_reason("code mode could not read RunContext.tools"))?;
+        let scanned =
+            js::object(&scanned)?.ok_or_else(|| Error::from_reason(messages::TOOLS_NOT_READ))?;
         let outline: Unknown = scanned.get_element(2)?;
         let outline = js::string(&outline)?.unwrap_or_default();
         // A lone surrogate in an MCP server or plugin name reads as U+FFFD.
@@ -111,7 +107,7 @@ impl PrepareJs {
     ) -> Result<FunctionRef<(), ()>> {
         let finish = self.call(env, &self.stream, &[table.raw(), push, fail])?;
         js::function::<(), ()>(&finish)?
-            .ok_or_else(|| Error::from_reason("code mode could not stream RunContext.tools"))?
+            .ok_or_else(|| Error::from_reason(messages::TOOLS_NOT_STREAMED))?
             .create_ref()
     }
 
@@ -187,8 +183,7 @@ pub fn read_tools(
     specs: &mut Vec<ToolSpec>,
     problems: &mut Vec<String>,
 ) -> std::result::Result<(), String> {
-    let unreadable =
-        |e: serde_json::Error| format!("code mode could not read RunContext.tools: {e}");
+    let unreadable = |e: serde_json::Error| messages::tools_unreadable(&e.to_string());
     // Schemas included, which stay raw text until read.
     let text = replace_lone_surrogates(text);
     let columns: ToolColumns = serde_json::from_str(&text).map_err(unreadable)?;
@@ -219,9 +214,7 @@ pub fn read_tools(
         schema_problems.as_ref().map_or(count, Vec::len),
     ];
     if lengths.iter().any(|&length| length != count) {
-        return Err(
-            "code mode could not read RunContext.tools: its columns differ in length".into(),
-        );
+        return Err(messages::tools_unreadable("its columns differ in length"));
     }
     let mut schema_problems = schema_problems.map(Vec::into_iter);
     let fields = names.into_iter().zip(labels).zip(descriptions).zip(sources);

@@ -1,5 +1,6 @@
 //! `nestedCallTranscript`: nested-call events as transcript messages.
 
+use code_mode_core::messages;
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, Error, Result};
 use napi_derive::napi;
@@ -22,7 +23,7 @@ pub fn nested_call_transcript<'env>(
 ) -> Result<Unknown<'env>> {
     let events = to_json_value(env, Some(events))?;
     let Some(events) = events.as_array() else {
-        return Err(Error::from_reason("events must be an array."));
+        return Err(Error::from_reason(messages::EVENTS_NOT_ARRAY));
     };
     let messages = code_mode_core::transcript::project(events, parent_tool_call_id.as_deref());
     let json = serde_json::to_string(&messages).map_err(|e| Error::from_reason(e.to_string()))?;
