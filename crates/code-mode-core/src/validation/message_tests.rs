@@ -285,7 +285,10 @@ fn near_misses_are_looked_for_up_to_64_characters_and_256_comparisons() {
     // A name of 64 characters is matched; one of 65 is not looked at.
     let at_64 = "a".repeat(64);
     let one_off_64 = format!("{}b", "a".repeat(63));
-    assert_eq!(near(&at_64, &[one_off_64.clone()]), Some(one_off_64));
+    assert_eq!(
+        near(&at_64, std::slice::from_ref(&one_off_64)),
+        Some(one_off_64)
+    );
     let at_65 = "a".repeat(65);
     assert_eq!(near(&at_65, &[format!("{}b", "a".repeat(64))]), None);
     // Candidates whose length is too far off are skipped without counting
