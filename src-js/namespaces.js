@@ -19,6 +19,9 @@ module.exports = function codeModeNamespaces() {
   const MAX_TEXT = constants.NAMESPACE_TEXT_CHARS
   const MAX_REQUIRED = constants.NAMESPACE_REQUIRED_TOOLS
   const SEPARATOR = constants.NAMESPACE_PATH_SEPARATOR
+  /** The rule of the core's `is_unsafe_key`, with its list of keys. */
+  const UNSAFE_KEYS = new Set(constants.NAMESPACE_UNSAFE_KEYS)
+  const isUnsafeKey = (/** @type {string} */ name) => name === '' || UNSAFE_KEYS.has(name) || name.includes(SEPARATOR)
   const hostGlobal = globalThis
   const stringify = JSON.stringify
   const apply = Reflect.apply
@@ -298,7 +301,7 @@ module.exports = function codeModeNamespaces() {
         out = {}
         for (const key of members) {
           const name = apply(toWellFormed, key, [])
-          if (name === '' || name === '__proto__' || name === 'constructor' || name === 'prototype' || name.includes(SEPARATOR)) {
+          if (isUnsafeKey(name)) {
             throw new Problem('unsafe_key', path.slice(), stringify(name))
           }
           if (name !== key && hasOwn(out, name)) throw new Problem('duplicate_key', path.slice(), stringify(name))

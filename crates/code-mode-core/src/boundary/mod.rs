@@ -50,6 +50,10 @@ fn constants() -> Vec<(&'static str, String)> {
             .trim_end_matches(']')
             .to_owned(),
     ));
+    all.push((
+        "NAMESPACE_UNSAFE_KEYS",
+        strings(&crate::namespaces::UNSAFE_KEYS),
+    ));
     all.push(("LEGACY_CONTROLS", strings(&crate::catalog::LEGACY_CONTROLS)));
     all.push((
         "RESERVED_WORDS",

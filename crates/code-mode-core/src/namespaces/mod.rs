@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-pub use self::scope::{is_unsafe_key, Callable, Scope, PATH_SEPARATOR};
+pub use self::scope::{is_unsafe_key, Callable, Scope, PATH_SEPARATOR, UNSAFE_KEYS};
 use crate::catalog::{Catalog, CatalogEntry, ToolSource};
 pub use crate::identifiers::display_path;
 pub use crate::records::{ScopeProblem, ScopeProblemKind, ScopesDone};

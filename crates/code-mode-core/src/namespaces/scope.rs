@@ -50,12 +50,14 @@ struct RawCallable {
     tool: String,
 }
 
-/// Keys a scope may not use: they would reach or shadow a prototype, or make
-/// a path ambiguous.
+/// Keys that would reach or shadow a prototype (`namespaces.js` reads them
+/// from `src-js/boundary.js`).
+pub const UNSAFE_KEYS: [&str; 3] = ["__proto__", "constructor", "prototype"];
+
+/// Keys a scope may not use: empty, one of [`UNSAFE_KEYS`], or holding the
+/// path separator (the path would be ambiguous).
 pub fn is_unsafe_key(key: &str) -> bool {
-    key.is_empty()
-        || matches!(key, "__proto__" | "constructor" | "prototype")
-        || key.contains(PATH_SEPARATOR)
+    key.is_empty() || UNSAFE_KEYS.contains(&key) || key.contains(PATH_SEPARATOR)
 }
 
 /// One scope per visible namespace, in order, or the exec's error.
