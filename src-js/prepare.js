@@ -134,6 +134,7 @@ module.exports = function codeModePrepare() {
     const t = table(Math.min(count, 65536))
     const direct = []
     const servers = new Set()
+    /** @type {import('./records').PluginTool[]} */
     const plugins = []
     // Catalog tools per source (openclaw, mcp, client): the telemetry of a
     // call answered before the catalog is built.
@@ -150,11 +151,17 @@ module.exports = function codeModePrepare() {
       sources[source]++
       if (source === 1 && t.servers[i] !== null) servers.add(t.servers[i])
       if (source === 0 && wanted !== null && t.sourceNames[i] !== null && wanted.has(`${t.sourceNames[i]}\0${name}`)) {
-        plugins.push([t.sourceNames[i], name])
+        plugins.push({ pluginId: t.sourceNames[i], name })
       }
     }
-    const outline = stringify({ count, mcpServers: [...servers], pluginTools: plugins, sources })
-    return [t, direct, outline]
+    /** @type {import('./records').ToolsOutline} */
+    const outline = {
+      count,
+      mcpServers: [...servers],
+      pluginTools: plugins,
+      sources: { openclaw: sources[0], mcp: sources[1], client: sources[2] },
+    }
+    return [t, direct, stringify(outline)]
   }
 
 

@@ -74,3 +74,25 @@ namespace: NamespaceTarget | null,
  * failed nested call with this message and never starts the tool.
  */
 rejection: string | null, };
+
+export type SourceCounts = { openclaw: number, mcp: number, client: number, };
+
+export type PluginTool = { pluginId: string, name: string, };
+
+export type ToolsOutline = { 
+/**
+ * Tools in all.
+ */
+count: number, 
+/**
+ * Distinct `mcp.server` names of the catalog's MCP tools.
+ */
+mcpServers: Array<string>, 
+/**
+ * The tools plugin namespaces require that the catalog holds.
+ */
+pluginTools: Array<PluginTool>, 
+/**
+ * The catalog's tools per source.
+ */
+sources: SourceCounts, };

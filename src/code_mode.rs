@@ -23,7 +23,7 @@ use crate::namespaces::{self, RunBinding};
 use crate::prepared::{Builder, Prepared, Recipe, RunInputs};
 use crate::runtime::Runtime;
 use crate::surface::{CodeModeRunSurface, SurfaceParts};
-use crate::tools::{read_tools, Keep, PrepareJs};
+use crate::tools::{self, read_tools, Keep, PrepareJs};
 
 /// One code-mode runtime: its configuration, worker threads and parked runs.
 #[napi]
@@ -126,8 +126,8 @@ impl CodeMode {
         for text in shown_text.split('\n') {
             read_tools(text, Keep::All, &mut shown, &mut problems).map_err(Error::from_reason)?;
         }
-        let sources = scanned.outline.sources;
-        let outline = scanned.outline.into_outline(shown);
+        let sources = scanned.outline.sources.clone();
+        let outline = tools::into_outline(scanned.outline, shown);
         let plan = model::plan_surface(&config, &outline, context.disable_tools, registrations);
         let binding = match (&snapshot, plan.namespaces.is_empty(), &context.execute) {
             (Some(snapshot), false, Some(_)) => {

@@ -73,17 +73,12 @@ pub struct Early {
     restart_safe: bool,
 }
 
-/// The telemetry of a run whose catalog holds `sources` (openclaw, mcp,
-/// client) tools and which shows `visible_tools` to the model, before any
-/// of its cells ran.
-pub fn telemetry(sources: [u64; 3], visible_tools: &[String]) -> Telemetry {
+/// The telemetry of a run whose catalog holds `sources` tools and which
+/// shows `visible_tools` to the model, before any of its cells ran.
+pub fn telemetry(sources: SourceCounts, visible_tools: &[String]) -> Telemetry {
     Telemetry {
-        catalog_size: sources.iter().sum(),
-        sources: SourceCounts {
-            openclaw: sources[0],
-            mcp: sources[1],
-            client: sources[2],
-        },
+        catalog_size: sources.openclaw + sources.mcp + sources.client,
+        sources,
         visible_tools: visible_tools.to_vec(),
         ..Telemetry::default()
     }

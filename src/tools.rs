@@ -17,10 +17,9 @@ use std::collections::HashSet;
 use code_mode_core::catalog::{in_catalog, McpMeta, Schema, ToolSource, ToolSpec};
 use code_mode_core::messages;
 use code_mode_core::model::ToolOutline;
-use code_mode_core::records::ToolColumns;
+use code_mode_core::records::{ToolColumns, ToolsOutline};
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
 use napi::{sys, Env, Error, JsValue, Result};
-use serde::Deserialize;
 
 use crate::js::{self, call_function};
 
@@ -72,8 +71,8 @@ impl PrepareJs {
         let outline: Unknown = scanned.get_element(2)?;
         let outline = js::string(&outline)?.unwrap_or_default();
         // A lone surrogate in an MCP server or plugin name reads as U+FFFD.
-        let outline: RawOutline = serde_json::from_str(&replace_lone_surrogates(&outline))
-            .map_err(|e| Error::from_reason(format!("RunContext.tools could not be read: {e}.")))?;
+        let outline: ToolsOutline = serde_json::from_str(&replace_lone_surrogates(&outline))
+            .map_err(|e| Error::from_reason(messages::tools_unreadable(&e.to_string())))?;
         Ok(Scanned {
             table: scanned.get_element(0)?,
             direct: scanned.get_element(1)?,
@@ -132,32 +131,21 @@ impl PrepareJs {
 pub struct Scanned<'env> {
     pub table: Unknown<'env>,
     pub direct: Unknown<'env>,
-    pub outline: RawOutline,
+    pub outline: ToolsOutline,
 }
 
-/// The outline as `prepare.js` writes it.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RawOutline {
-    pub count: usize,
-    /// Distinct `mcp.server` names of the catalog's MCP tools.
-    pub mcp_servers: Vec<String>,
-    /// The required plugin tools the catalog holds.
-    pub plugin_tools: Vec<(String, String)>,
-    /// The catalog's tools per source: openclaw, mcp, client.
-    pub sources: [u64; 3],
-}
-
-impl RawOutline {
-    /// The core's outline, with `shown` (the tools the model sees besides
-    /// exec and wait) read already.
-    pub fn into_outline(self, shown: Vec<ToolSpec>) -> ToolOutline {
-        ToolOutline {
-            count: self.count,
-            shown,
-            mcp_servers: self.mcp_servers,
-            plugin_tools: self.plugin_tools.into_iter().collect(),
-        }
+/// The core's outline of `outline`, with `shown` (the tools the model sees
+/// besides exec and wait) read already.
+pub fn into_outline(outline: ToolsOutline, shown: Vec<ToolSpec>) -> ToolOutline {
+    ToolOutline {
+        count: outline.count,
+        shown,
+        mcp_servers: outline.mcp_servers,
+        plugin_tools: outline
+            .plugin_tools
+            .into_iter()
+            .map(|tool| (tool.plugin_id, tool.name))
+            .collect(),
     }
 }
 

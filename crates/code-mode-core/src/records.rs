@@ -177,6 +177,43 @@ pub struct NestedCall {
     pub rejection: Option<String>,
 }
 
+/// Tools per source: the catalog's, in telemetry and in a scan's outline.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct SourceCounts {
+    #[cfg_attr(test, ts(type = "number"))]
+    pub openclaw: u64,
+    #[cfg_attr(test, ts(type = "number"))]
+    pub mcp: u64,
+    #[cfg_attr(test, ts(type = "number"))]
+    pub client: u64,
+}
+
+/// A plugin's tool, by the plugin's id and the tool's name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct PluginTool {
+    pub plugin_id: String,
+    pub name: String,
+}
+
+/// `RunContext.tools` in short, as `prepare.js`'s scan writes it: what
+/// `prepareRun` plans with before the catalog is built.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ToolsOutline {
+    /// Tools in all.
+    pub count: usize,
+    /// Distinct `mcp.server` names of the catalog's MCP tools.
+    pub mcp_servers: Vec<String>,
+    /// The tools plugin namespaces require that the catalog holds.
+    pub plugin_tools: Vec<PluginTool>,
+    /// The catalog's tools per source.
+    pub sources: SourceCounts,
+}
+
 /// The text of `src-js/records.d.ts`.
 #[cfg(test)]
 pub(crate) fn typescript() -> String {
@@ -196,6 +233,9 @@ pub(crate) fn typescript() -> String {
         CallKind::decl(&config),
         NamespaceTarget::decl(&config),
         NestedCall::decl(&config),
+        SourceCounts::decl(&config),
+        PluginTool::decl(&config),
+        ToolsOutline::decl(&config),
     ] {
         out.push_str("export ");
         out.push_str(&decl);

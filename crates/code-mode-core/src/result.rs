@@ -65,12 +65,7 @@ pub struct Telemetry {
     pub visible_tools: Vec<String>,
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct SourceCounts {
-    pub openclaw: u64,
-    pub mcp: u64,
-    pub client: u64,
-}
+pub use crate::records::SourceCounts;
 
 /// A pending nested call listed in a `waiting` result.
 #[derive(Clone, Debug, Serialize)]
