@@ -130,7 +130,7 @@ describe('the host check', () => {
       requiredToolNames: ['list'],
       createScope: () => ({ list: registry.tool('list', (args) => ++mapped && args[0]) }),
     })
-    const [, records] = registry.snapshot()
+    const { records } = registry.snapshot()
     const run = registry.bind(records, { runId: 'r' })
     const refusal = (id, path) => `code mode namespace call refused: "${id}" has no function at "${path}" in this run.`
     assert.throws(() => run.input('github-issues', 'list', []), { message: refusal('github-issues', 'list') }, 'nothing is serialised before the first exec')

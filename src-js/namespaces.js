@@ -160,9 +160,15 @@ module.exports = function codeModeNamespaces() {
    * What prepareRun plans with: the registrations' metadata as JSON text,
    * and the records themselves in the same order; null when there are none.
    */
+  /**
+   * What the registry holds now (null when empty): the registrations as
+   * JSON for the core, and the records themselves (with their functions).
+   * @returns {{ json: string, records: any[] } | null}
+   */
   function snapshot() {
     if (registry.size === 0) return null
     const records = [...registry.values()]
+    /** @type {import('./records').Registration[]} */
     const meta = records.map(({ id, pluginId, globalName, description, prompt, requiredToolNames }) => ({
       id,
       pluginId,
@@ -171,7 +177,7 @@ module.exports = function codeModeNamespaces() {
       prompt: prompt ?? null,
       requiredToolNames,
     }))
-    return [stringify(meta), records]
+    return { json: stringify(meta), records }
   }
 
   /** A scope the rules refuse: which namespace, what, where. */

@@ -96,3 +96,5 @@ pluginTools: Array<PluginTool>,
  * The catalog's tools per source.
  */
 sources: SourceCounts, };
+
+export type Registration = { id: string, pluginId: string, globalName: string, description: string | null, prompt: string | null, requiredToolNames: Array<string>, };

@@ -144,11 +144,11 @@ pub fn snapshot(env: &Env) -> Result<Option<Snapshot<'_>>> {
         return Ok(None);
     }
     let taken = call(env, |r| &r.snapshot, &[])?;
-    let Some(pair) = js::object(&taken)? else {
+    let Some(taken) = js::object(&taken)? else {
         return Ok(None);
     };
-    let meta: Unknown = pair.get_element(0)?;
-    let records: Unknown = pair.get_element(1)?;
+    let meta: Unknown = taken.get_named_property("json")?;
+    let records: Unknown = taken.get_named_property("records")?;
     let meta = js::string(&meta)?.unwrap_or_default();
     let registrations = serde_json::from_str(&meta)
         .map_err(|e| Error::from_reason(messages::registry_error(&e.to_string())))?;

@@ -214,6 +214,22 @@ pub struct ToolsOutline {
     pub sources: SourceCounts,
 }
 
+/// A plugin namespace registration, as the registry (`namespaces.js`) lists
+/// it in a snapshot.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Registration {
+    pub id: String,
+    pub plugin_id: String,
+    pub global_name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub prompt: Option<String>,
+    pub required_tool_names: Vec<String>,
+}
+
 /// The text of `src-js/records.d.ts`.
 #[cfg(test)]
 pub(crate) fn typescript() -> String {
@@ -236,6 +252,7 @@ pub(crate) fn typescript() -> String {
         SourceCounts::decl(&config),
         PluginTool::decl(&config),
         ToolsOutline::decl(&config),
+        Registration::decl(&config),
     ] {
         out.push_str("export ");
         out.push_str(&decl);

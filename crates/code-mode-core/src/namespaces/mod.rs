@@ -17,26 +17,10 @@ mod tests;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use serde::Deserialize;
-
 pub use self::scope::{is_unsafe_key, Callable, Scope, PATH_SEPARATOR, UNSAFE_KEYS};
 use crate::catalog::{Catalog, CatalogEntry, ToolSource};
 pub use crate::identifiers::display_path;
-pub use crate::records::{ScopeProblem, ScopeProblemKind, ScopesDone};
-
-/// One registration, as the registry lists it.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Registration {
-    pub id: String,
-    pub plugin_id: String,
-    pub global_name: String,
-    #[serde(default)]
-    pub description: Option<String>,
-    #[serde(default)]
-    pub prompt: Option<String>,
-    pub required_tool_names: Vec<String>,
-}
+pub use crate::records::{Registration, ScopeProblem, ScopeProblemKind, ScopesDone};
 
 /// A registration visible in one run, with the catalog id of each of its
 /// required tools (in `requiredToolNames` order).
