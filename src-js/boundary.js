@@ -34,7 +34,7 @@ exports.constants = Object.freeze({
   GUEST_GLOBALS: ["ALL_TOOLS","API","AggregateError","Array","ArrayBuffer","AsyncDisposableStack","BigInt","BigInt64Array","BigUint64Array","Boolean","DataView","Date","DisposableStack","Error","EvalError","FinalizationRegistry","Float16Array","Float32Array","Float64Array","Function","Infinity","Int16Array","Int32Array","Int8Array","InternalError","Iterator","JSON","MCP","Map","Math","NaN","Number","Object","Promise","Proxy","RangeError","ReferenceError","Reflect","RegExp","Set","String","SuppressedError","Symbol","SyntaxError","TypeError","URIError","Uint16Array","Uint32Array","Uint8Array","Uint8ClampedArray","WeakMap","WeakRef","WeakSet","__block","clearInterval","clearTimeout","console","decodeURI","decodeURIComponent","encodeURI","encodeURIComponent","escape","eval","globalThis","isFinite","isNaN","json","namespaces","parseFloat","parseInt","queueMicrotask","setInterval","setTimeout","text","tools","undefined","unescape","yield_control"],
 })
 
-/** Every message src-js throws or reports (messages.rs `js_messages`). */
+/** Every message src-js throws or reports (messages/js.rs `js_messages`). */
 exports.messages = Object.freeze({
   aborted: "code mode run was aborted.",
   toolCallFailed: "tool call failed",
@@ -78,4 +78,8 @@ exports.messages = Object.freeze({
   toolSourceUnknown: /** @type {(path: string | number) => string} */ ((path) => `${path} must be "openclaw", "mcp" or "client".`),
   schemaThrewNoText: "it threw a value with no text",
   schemaTooLong: "its JSON is longer than a string can be",
+  describedTagged: /** @type {(tag: string | number) => string} */ ((tag) => `an object tagged ${tag}`),
+  describedUninspectable: "an object that cannot be inspected",
+  describedMarker: "a createCodeModeNamespaceTool marker",
+  describedArray: "an array",
 })

@@ -13,6 +13,7 @@ const codeModeResultJson = require('./result-json.js')
 const { replay, assemble } = require('./pieces.js')
 const { turnBudget } = require('./turns.js')
 const { messageOf } = require('./thrown.js')
+const { deliverer } = require('./deliver.js')
 
 module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResult, splitJson) {
   const ABORTED = messages.aborted
@@ -146,7 +147,6 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
   function message(error) {
     return messageOf(error, TOOL_CALL_FAILED)
   }
-
 
   function emit(onEvent, event) {
     try {
@@ -476,54 +476,8 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     follow(key, returned, namespace)
   }
 
-  /**
-   * Exec and wait results too long to parse in one piece (a final value or
-   * output items of up to `maxOutputBytes`): the binding cuts their JSON
-   * text on the worker thread, as it cuts a large tool input, and
-   * `deliver(pieces)` answers a promise of the result object, assembled
-   * oldest first for at most TURN_MS of measured time per event-loop turn.
-   */
-  const deliveries = []
-  let deliveriesHead = 0
-  const delivering = turnBudget(TURN_MS, now, immediate)
-  const deliverSpend = () => delivering.spend()
-  function deliver(pieces) {
-    let resolve
-    let reject
-    const promise = new PromiseClass((yes, no) => {
-      resolve = yes
-      reject = no
-    })
-    deliveries.push({ replay: replay(pieces), resolve, reject })
-    deliverSome()
-    return promise
-  }
-  function deliverSome() {
-    delivering.begin(now())
-    while (deliveriesHead < deliveries.length && delivering.hasTime()) {
-      const entry = deliveries[deliveriesHead]
-      let done
-      try {
-        done = assemble(entry.replay, deliverSpend)
-      } catch (error) {
-        // Pieces the binding cut from valid JSON do not fail to parse; a
-        // failure here (memory) rejects the exec or wait, as a failed
-        // JSON.parse of the whole text would.
-        deliveries[deliveriesHead++] = undefined
-        entry.reject(error)
-        continue
-      }
-      if (!done) break
-      deliveries[deliveriesHead++] = undefined
-      entry.resolve(entry.replay.input)
-    }
-    if (deliveriesHead === deliveries.length) {
-      deliveries.length = 0
-      deliveriesHead = 0
-    }
-    // Next turn: a fresh budget, and whatever still waits.
-    delivering.next(deliveriesHead < deliveries.length, deliverSome)
-  }
+  /** Exec and wait results too long to parse in one piece (deliver.js). */
+  const deliver = deliverer(TURN_MS, now, immediate)
 
   /** Fires the signals of these calls and ends them; a later settlement is ignored. */
   function abort(keys) {

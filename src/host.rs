@@ -34,9 +34,6 @@ use parking_lot::Mutex;
 use crate::js::{self, call_function, undefined};
 use crate::tsfn::{Channel, Poller};
 
-/// What `createCodeMode` throws when `host.js` does not start.
-const FAILED_TO_START: &str = messages::HOST_BRIDGE_FAILED;
-
 /// Work for the JavaScript thread.
 pub enum Message {
     Dispatch(Arc<Executor>, Batch),
@@ -317,7 +314,7 @@ fn compile(
             append.raw(),
             split_json.raw(),
         ],
-        FAILED_TO_START,
+        messages::HOST_BRIDGE_FAILED,
     )?;
     let functions = Functions {
         start: host.function("start")?,

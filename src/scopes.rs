@@ -36,13 +36,26 @@ pub fn exec_after_scopes(
     let engine_ = engine.clone();
     let done = env.create_function_from_closure::<(), bool, _>("codeModeScopesDone", move |ctx| {
         let engine = &engine_;
-        let kind: String = ctx.get(0)?;
-        let payload: Unknown = ctx.get(1)?;
         let namespaces = &agent_run.toolbox.namespaces;
-        let done = serde_json::from_value(serde_json::Value::String(kind));
-        match done.map_err(|e| Error::from_reason(e.to_string()))? {
+        // What namespaces.js told, read; what cannot be read (it writes
+        // both itself, so only memory fails here) refuses the exec rather
+        // than leave it held: nothing else would answer it.
+        let told = (|| -> napi::Result<(ScopesDone, Unknown)> {
+            let kind: String = ctx.get(0)?;
+            let done = serde_json::from_value(serde_json::Value::String(kind))
+                .map_err(|e| Error::from_reason(e.to_string()))?;
+            Ok((done, ctx.get(1)?))
+        })();
+        let (done, payload) = match told {
+            Ok(told) => told,
+            Err(error) => {
+                engine.refuse_held(&answer, ErrorCode::InternalError, &error.reason);
+                return Ok(false);
+            }
+        };
+        match done {
             ScopesDone::Ready => {
-                let json = js::string(&payload)?.unwrap_or_default();
+                let json = js::string(&payload).ok().flatten().unwrap_or_default();
                 match namespaces.accept(&json) {
                     Ok(()) => {
                         engine.open(&answer);
@@ -52,11 +65,19 @@ pub fn exec_after_scopes(
                 }
             }
             ScopesDone::Problem => {
-                let problem = js::to_json_value(ctx.env, Some(payload))?;
-                let problem: ScopeProblem = serde_json::from_value(problem)
-                    .map_err(|e| Error::from_reason(e.to_string()))?;
-                let message = namespaces.problem(&problem);
-                engine.refuse_held(&answer, ErrorCode::InvalidInput, &message);
+                let problem = js::to_json_value(ctx.env, Some(payload)).and_then(|problem| {
+                    serde_json::from_value::<ScopeProblem>(problem)
+                        .map_err(|e| Error::from_reason(e.to_string()))
+                });
+                match problem {
+                    Ok(problem) => {
+                        let message = namespaces.problem(&problem);
+                        engine.refuse_held(&answer, ErrorCode::InvalidInput, &message);
+                    }
+                    Err(error) => {
+                        engine.refuse_held(&answer, ErrorCode::InternalError, &error.reason)
+                    }
+                }
             }
             ScopesDone::Stopped => {
                 // The budget ended or the call was aborted first (the

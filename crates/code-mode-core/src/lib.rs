@@ -3,7 +3,8 @@
 //! here; the binding crate translates. `ARCHITECTURE.md` maps the modules and
 //! traces a cell through them; `docs/` is the contract they implement.
 
-pub mod boundary;
+#[cfg(test)]
+mod boundary;
 pub mod catalog;
 pub mod config;
 pub mod identifiers;

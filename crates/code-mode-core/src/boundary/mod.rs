@@ -1,11 +1,12 @@
 //! What the Node thread's JavaScript (`src-js/`) and Rust share: the
 //! operations of a value cut into pieces ([`PieceOp`]), and the bounds,
 //! tunings, lists and messages `src-js/` uses. Each is defined once on the
-//! Rust side (`runs/pieces.rs`, `limits.rs`, `tuning.rs`, `messages.rs`),
+//! Rust side (`runs/pieces.rs`, `limits.rs`, `tuning.rs`, `messages/`),
 //! and `src-js/boundary.js` is written from them ([`javascript`]). A test
 //! keeps the file in step: a name added or changed in Rust and not written
 //! there fails `cargo test` (and `npm run lint`), and JavaScript that uses
-//! a name the file does not have fails `tsc` in `npm run lint`.
+//! a name the file does not have fails `tsc` in `npm run lint`. The module
+//! is compiled into tests only: the addon carries the file it wrote.
 
 use crate::runs::pieces::PieceOp;
 
@@ -43,12 +44,10 @@ fn constants() -> Vec<(&'static str, String)> {
         TOOLS_FIRST_SLICE,
         TOOLS_MAX_SLICE,
     ];
+    let separator = crate::namespaces::PATH_SEPARATOR.to_string();
     all.push((
         "NAMESPACE_PATH_SEPARATOR",
-        strings(&[crate::namespaces::PATH_SEPARATOR.to_string()])
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_owned(),
+        serde_json::to_string(&separator).unwrap_or_default(),
     ));
     all.push((
         "NAMESPACE_UNSAFE_KEYS",
@@ -134,7 +133,7 @@ pub fn javascript() -> String {
     }
     out.push_str("})\n\n");
     out.push_str(
-        "/** Every message src-js throws or reports (messages.rs `js_messages`). */\n\
+        "/** Every message src-js throws or reports (messages/js.rs `js_messages`). */\n\
          exports.messages = Object.freeze({\n",
     );
     for js in crate::messages::js_messages() {
