@@ -12,6 +12,19 @@ exports.PieceOp = Object.freeze({
   CLOSE: 'c',
 })
 
+/** The code of each tool source in the tools' `sources` column (records.rs `ToolSource`). */
+exports.ToolSourceCode = Object.freeze({
+  OPENCLAW: 0,
+  MCP: 1,
+  CLIENT: 2,
+})
+
+/** The bits of the tools' `flags` column (records.rs `ToolFlags`). */
+exports.ToolFlag = Object.freeze({
+  DIRECT_ONLY: 1,
+  REPLAY_SAFE: 2,
+})
+
 /** Bounds (limits.rs), tunings (tuning.rs) and lists of the core, by their Rust names. */
 exports.constants = Object.freeze({
   TURN_WORK_MICROS: 500,

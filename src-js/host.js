@@ -50,13 +50,16 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
   // A microtask through a settled promise, not queueMicrotask (which makes
   // an async resource per call).
   const RESOLVED = apply(promiseResolve, PromiseClass, [undefined])
-  // The same three arrays every time (emptied after each crossing): the
-  // binding reads them during the call. New arrays per crossing died young,
-  // and V8 threw away the optimised code that had seen them after every
-  // full collection.
-  const settledKeys = []
-  const settledOks = []
-  const settledPayloads = []
+  // The same record of three columns every time (emptied after each
+  // crossing): the binding reads it during the call. New arrays per crossing
+  // died young, and V8 threw away the optimised code that had seen them
+  // after every full collection.
+  /** @type {import('./records').Settled} */
+  const settled = { keys: [], oks: [], payloads: [] }
+  const settledKeys = settled.keys
+  const settledOks = settled.oks
+  const settledPayloads = settled.payloads
+  /** @param {number} key @param {boolean} ok @param {string} payload */
   function settle(key, ok, payload) {
     if (settledKeys.length === 0) apply(promiseThen, RESOLVED, [flush])
     settledKeys.push(key)
@@ -65,7 +68,7 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
   }
   function flush() {
     try {
-      settleBatch(settledKeys, settledOks, settledPayloads)
+      settleBatch(settled)
     } catch (error) {
       reportError(messages.warnUndelivered, error)
     }

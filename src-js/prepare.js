@@ -11,7 +11,7 @@
 // tool, for the catalog built off this thread).
 'use strict'
 
-const { constants, messages } = require('./boundary.js')
+const { constants, messages, ToolSourceCode, ToolFlag } = require('./boundary.js')
 const { messageOf } = require('./thrown.js')
 
 module.exports = function codeModePrepare() {
@@ -59,8 +59,8 @@ module.exports = function codeModePrepare() {
 
   // The tools as columns, one array per field (a few arrays rather than an
   // object per tool: less for the collector to copy while the list is
-  // kept). `flags` holds directOnly (1) and replaySafe (2); `sources` 0
-  // (openclaw), 1 (mcp) or 2 (client); `servers` null without MCP metadata.
+  // kept). `flags` holds the ToolFlag bits; `sources` a ToolSourceCode;
+  // `servers` null without MCP metadata (records.d.ts `ToolColumns`).
   const table = (count) => ({
     names: new Array(count),
     labels: new Array(count),
@@ -82,7 +82,14 @@ module.exports = function codeModePrepare() {
     const name = tool.name
     if (typeof name !== 'string' || name === '') notRequired(i, 'name')
     const sourceText = tool.source
-    const source = sourceText === 'openclaw' ? 0 : sourceText === 'mcp' ? 1 : sourceText === 'client' ? 2 : -1
+    const source =
+      sourceText === 'openclaw'
+        ? ToolSourceCode.OPENCLAW
+        : sourceText === 'mcp'
+          ? ToolSourceCode.MCP
+          : sourceText === 'client'
+            ? ToolSourceCode.CLIENT
+            : -1
     if (source === -1) fail(messages.toolSourceUnknown(path(i, 'source')))
     const meta = tool.mcp
     let server = null
@@ -114,15 +121,15 @@ module.exports = function codeModePrepare() {
     t.descriptions[i] = description
     t.sources[i] = source
     t.sourceNames[i] = sourceName
-    t.flags[i] = (directOnly ? 1 : 0) | (replaySafe ? 2 : 0)
+    t.flags[i] = (directOnly ? ToolFlag.DIRECT_ONLY : 0) | (replaySafe ? ToolFlag.REPLAY_SAFE : 0)
     t.servers[i] = server
     t.mcpTools[i] = mcpTool
     t.operations[i] = operation
     t.parameters[i] = parameters
   }
 
-  // Checks `tools` and returns [table, indexes of the direct-only tools,
-  // outline as JSON text]. `requiredTools` lists `pluginId + '\0' + name`
+  // Checks `tools` and returns the table, the indexes of the direct-only
+  // tools and the outline as JSON text (records.d.ts `Scanned`). `requiredTools` lists `pluginId + '\0' + name`
   // of the tools registered plugin namespaces require.
   function scan(tools, requiredTools) {
     if (!Array.isArray(tools)) fail(messages.toolsNotArray)
@@ -141,7 +148,7 @@ module.exports = function codeModePrepare() {
     const sources = [0, 0, 0]
     for (let i = 0; i < count; i++) {
       take(t, tools[i], i)
-      if ((t.flags[i] & 1) === 1) {
+      if ((t.flags[i] & ToolFlag.DIRECT_ONLY) !== 0) {
         direct.push(i)
         continue
       }
@@ -149,8 +156,8 @@ module.exports = function codeModePrepare() {
       if (LEGACY.has(name)) continue
       const source = t.sources[i]
       sources[source]++
-      if (source === 1 && t.servers[i] !== null) servers.add(t.servers[i])
-      if (source === 0 && wanted !== null && t.sourceNames[i] !== null && wanted.has(`${t.sourceNames[i]}\0${name}`)) {
+      if (source === ToolSourceCode.MCP && t.servers[i] !== null) servers.add(t.servers[i])
+      if (source === ToolSourceCode.OPENCLAW && wanted !== null && t.sourceNames[i] !== null && wanted.has(`${t.sourceNames[i]}\0${name}`)) {
         plugins.push({ pluginId: t.sourceNames[i], name })
       }
     }
@@ -159,9 +166,15 @@ module.exports = function codeModePrepare() {
       count,
       mcpServers: [...servers],
       pluginTools: plugins,
-      sources: { openclaw: sources[0], mcp: sources[1], client: sources[2] },
+      sources: {
+        openclaw: sources[ToolSourceCode.OPENCLAW],
+        mcp: sources[ToolSourceCode.MCP],
+        client: sources[ToolSourceCode.CLIENT],
+      },
     }
-    return [t, direct, stringify(outline)]
+    /** @type {import('./records').Scanned} */
+    const scanned = { table: t, direct, outline: stringify(outline) }
+    return scanned
   }
 
 

@@ -98,3 +98,7 @@ pluginTools: Array<PluginTool>,
 sources: SourceCounts, };
 
 export type Registration = { id: string, pluginId: string, globalName: string, description: string | null, prompt: string | null, requiredToolNames: Array<string>, };
+
+export type Scanned = { table: unknown, direct: number[], outline: string, };
+
+export type Settled = { keys: number[], oks: boolean[], payloads: string[], };

@@ -24,10 +24,11 @@ use code_mode_core::limits::{
     INLINE_BATCH_BYTES, INLINE_INPUT_BYTES, INPUT_PIECE_BYTES, INPUT_PIECE_MEMBERS,
 };
 use code_mode_core::messages;
+use code_mode_core::records::Settled;
 use code_mode_core::runs::host::{CallKey, Dispatch, Host, Reply};
 use code_mode_core::runs::pieces;
 use napi::bindgen_prelude::Either;
-use napi::bindgen_prelude::{FunctionRef, Unknown};
+use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Object, Unknown};
 use napi::{sys, Env, JsValue, Result};
 use parking_lot::Mutex;
 
@@ -215,9 +216,10 @@ fn compile(
     let inputs = bridge.clone();
     let parts = bridge.clone();
     let settle = env.create_function_from_closure::<(), (), _>("codeModeSettle", move |ctx| {
-        let keys: Vec<f64> = ctx.get(0)?;
-        let oks: Vec<bool> = ctx.get(1)?;
-        let payloads: Vec<Unknown> = ctx.get(2)?;
+        let batch: Object = ctx.get(0)?;
+        let keys: Vec<f64> = batch.get_named_property(Settled::keys)?;
+        let oks: Vec<bool> = batch.get_named_property(Settled::oks)?;
+        let payloads: Vec<Unknown> = batch.get_named_property(Settled::payloads)?;
         let Some(bridge) = bridge.upgrade() else {
             return Ok(());
         };

@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use code_mode_core::catalog::{in_catalog, McpMeta, Schema, ToolSource, ToolSpec};
 use code_mode_core::messages;
 use code_mode_core::model::ToolOutline;
-use code_mode_core::records::{ToolColumns, ToolsOutline};
+use code_mode_core::records::{self, ToolColumns, ToolFlags, ToolsOutline};
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
 use napi::{sys, Env, Error, JsValue, Result};
 
@@ -68,14 +68,14 @@ impl PrepareJs {
         let scanned = self.call(env, &self.scan, &[tools.raw(), keys.raw()])?;
         let scanned =
             js::object(&scanned)?.ok_or_else(|| Error::from_reason(messages::TOOLS_NOT_READ))?;
-        let outline: Unknown = scanned.get_element(2)?;
+        let outline: Unknown = scanned.get_named_property(records::Scanned::outline)?;
         let outline = js::string(&outline)?.unwrap_or_default();
         // A lone surrogate in an MCP server or plugin name reads as U+FFFD.
         let outline: ToolsOutline = serde_json::from_str(&replace_lone_surrogates(&outline))
             .map_err(|e| Error::from_reason(messages::tools_unreadable(&e.to_string())))?;
         Ok(Scanned {
-            table: scanned.get_element(0)?,
-            direct: scanned.get_element(1)?,
+            table: scanned.get_named_property(records::Scanned::table)?,
+            direct: scanned.get_named_property(records::Scanned::direct)?,
             outline,
         })
     }
@@ -223,14 +223,11 @@ pub fn read_tools(
             label,
             description: description.unwrap_or_default(),
             parameters: schema.map(Schema::from_json),
-            source: match source {
-                0 => ToolSource::Openclaw,
-                1 => ToolSource::Mcp,
-                _ => ToolSource::Client,
-            },
+            source: ToolSource::from_code(source)
+                .ok_or_else(|| messages::tools_unreadable("a source has no code"))?,
             source_name,
-            direct_only: flags & 1 != 0,
-            replay_safe: flags & 2 != 0,
+            direct_only: flags & ToolFlags::DIRECT_ONLY != 0,
+            replay_safe: flags & ToolFlags::REPLAY_SAFE != 0,
             mcp: match (server, tool) {
                 (Some(server), Some(tool)) => Some(McpMeta {
                     server,

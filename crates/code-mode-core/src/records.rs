@@ -37,6 +37,59 @@ pub struct ToolColumns {
     pub problems: Option<Vec<Option<String>>>,
 }
 
+/// The bits of [`ToolColumns::flags`].
+pub struct ToolFlags;
+
+impl ToolFlags {
+    pub const DIRECT_ONLY: u8 = 1;
+    pub const REPLAY_SAFE: u8 = 2;
+}
+
+/// Records whose fields hold JavaScript values the binding reads in place
+/// (with Node-API, not as JSON): their fields' names, which the binding
+/// reads by and `records.d.ts` declares (`typescript`), each with its
+/// TypeScript type.
+macro_rules! js_records {
+    ($($(#[$doc:meta])* $name:ident { $($(#[$field_doc:meta])* $field:ident: $ty:literal,)* })*) => {
+        $(
+            $(#[$doc])*
+            pub struct $name;
+            #[allow(non_upper_case_globals)]
+            impl $name {
+                $($(#[$field_doc])* pub const $field: &'static str = stringify!($field);)*
+            }
+        )*
+        #[cfg(test)]
+        fn js_records() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+            vec![$((stringify!($name), vec![$((stringify!($field), $ty)),*])),*]
+        }
+    };
+}
+
+js_records! {
+    /// What `prepare.js`'s `scan` returns.
+    Scanned {
+        /// The tools as columns (`prepare.js`'s table), kept as they are
+        /// for `serialize` and `stream`.
+        table: "unknown",
+        /// The indexes of the direct-only tools.
+        direct: "number[]",
+        /// [`ToolsOutline`] as JSON text.
+        outline: "string",
+    }
+    /// The calls `host.js` settles in one crossing (`settleBatch`): three
+    /// columns as long as each other, reused from one crossing to the next.
+    Settled {
+        /// Each call's [`NestedCall::key`].
+        keys: "number[]",
+        /// Whether it succeeded.
+        oks: "boolean[]",
+        /// Its result's JSON text (or the last part of it, when the rest
+        /// was appended), or its error's message.
+        payloads: "string[]",
+    }
+}
+
 /// What was wrong with a scope `namespaces.js` could not serialise, or that
 /// this module refused when it checked it again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -95,6 +148,19 @@ pub enum ToolSource {
 }
 
 impl ToolSource {
+    /// Every source, in the order of its code in [`ToolColumns::sources`].
+    pub const ALL: [Self; 3] = [Self::Openclaw, Self::Mcp, Self::Client];
+
+    /// The source's code in [`ToolColumns::sources`].
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The source of a code in [`ToolColumns::sources`].
+    pub fn from_code(code: u8) -> Option<Self> {
+        Self::ALL.get(usize::from(code)).copied()
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Openclaw => "openclaw",
@@ -257,6 +323,13 @@ pub(crate) fn typescript() -> String {
         out.push_str("export ");
         out.push_str(&decl);
         out.push_str("\n\n");
+    }
+    for (name, fields) in js_records() {
+        out.push_str(&format!("export type {name} = {{ "));
+        for (field, ty) in fields {
+            out.push_str(&format!("{field}: {ty}, "));
+        }
+        out.push_str("};\n\n");
     }
     out.truncate(out.trim_end().len());
     out.push('\n');

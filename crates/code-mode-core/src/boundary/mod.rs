@@ -1,5 +1,6 @@
 //! What the Node thread's JavaScript (`src-js/`) and Rust share: the
-//! operations of a value cut into pieces ([`PieceOp`]), and the bounds,
+//! operations of a value cut into pieces ([`PieceOp`]), the codes of the
+//! tools' columns ([`ToolSource`], [`ToolFlags`]), and the bounds,
 //! tunings, lists and messages `src-js/` uses. Each is defined once on the
 //! Rust side (`runs/pieces.rs`, `limits.rs`, `tuning.rs`, `messages/`),
 //! and `src-js/boundary.js` is written from them ([`javascript`]). A test
@@ -8,6 +9,7 @@
 //! a name the file does not have fails `tsc` in `npm run lint`. The module
 //! is compiled into tests only: the addon carries the file it wrote.
 
+use crate::records::{ToolFlags, ToolSource};
 use crate::runs::pieces::PieceOp;
 
 /// A value `src-js/` reads, as JavaScript source: a number or a list of
@@ -124,6 +126,24 @@ pub fn javascript() -> String {
         out.push_str(&format!("  {}: '{}',\n", op.js_name(), op.code()));
     }
     out.push_str("})\n\n");
+    out.push_str(
+        "/** The code of each tool source in the tools' `sources` column (records.rs `ToolSource`). */\n\
+         exports.ToolSourceCode = Object.freeze({\n",
+    );
+    for source in ToolSource::ALL {
+        out.push_str(&format!(
+            "  {}: {},\n",
+            source.as_str().to_uppercase(),
+            source.code()
+        ));
+    }
+    out.push_str("})\n\n");
+    out.push_str(&format!(
+        "/** The bits of the tools' `flags` column (records.rs `ToolFlags`). */\n\
+         exports.ToolFlag = Object.freeze({{\n  DIRECT_ONLY: {},\n  REPLAY_SAFE: {},\n}})\n\n",
+        ToolFlags::DIRECT_ONLY,
+        ToolFlags::REPLAY_SAFE,
+    ));
     out.push_str(
         "/** Bounds (limits.rs), tunings (tuning.rs) and lists of the core, by their Rust names. */\n\
          exports.constants = Object.freeze({\n",
