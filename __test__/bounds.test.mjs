@@ -4,13 +4,14 @@
 //
 // Tested at N and N + 1 elsewhere: the source size, the opening units, the
 // output budget and the final value, the queue's first check, yield reasons
-// (adversarial.test.mjs); live timers (timers.test.mjs); parked runs
-// (parking.test.mjs); rewritten TypeScript constructs
-// (tests/source_bounds.rs). In the core's own tests: timer clamps and host
-// bytes (sandbox/bound_tests.rs), the parse budget and same-name pairs
-// (source/bound_tests.rs), the core's scope check (namespaces/bound_tests.rs),
-// input pieces (tests/bounds.rs). The watchdog, the scheduler, input
-// validation and MCP identifiers have suites of their own.
+// (adversarial-source.test.mjs, adversarial-limits.test.mjs); live timers
+// (timers.test.mjs); parked runs (parking.test.mjs); rewritten TypeScript
+// constructs (tests/source_bounds.rs). In the core's own tests: timer clamps
+// and host bytes (sandbox/bound_tests.rs), the parse budget and same-name
+// pairs (source/bound_tests.rs), the core's scope check
+// (namespaces/bound_tests.rs), input pieces (tests/bounds.rs). The watchdog,
+// the scheduler, input validation and MCP identifiers have suites of their
+// own.
 //
 // maxSnapshotBytes is not tested to the byte: a parked run's size counts the
 // allocator's usable sizes of the VM's blocks, which vary by a few bytes

@@ -1,6 +1,6 @@
 // The MCP namespace through the public API, against an in-process executor
-// (docs/mcp.md). The end-to-end test with a real MCP server is
-// mcp-e2e.test.mjs.
+// (docs/mcp.md). The end-to-end tests with a real MCP server are
+// mcp-e2e-*.test.mjs.
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 

@@ -3,7 +3,8 @@
 //! [`PARSE_UNITS_MAX`]), what a parse may spend of it, and
 //! [`MAX_SAME_NAME_PAIRS`]. (`MAX_SOURCE_BYTES`, `MAX_OPENING_UNITS` and
 //! `MAX_REWRITTEN_CONSTRUCTS` are tested at N and N + 1 by
-//! `__test__/adversarial.test.mjs`, `guard.rs` and `tests/source_bounds.rs`.)
+//! `__test__/adversarial-source.test.mjs`, `guard.rs` and
+//! `tests/source_bounds.rs`.)
 
 use swc_common::BytePos;
 use swc_ecma_parser::budget::with_budget;
