@@ -61,14 +61,28 @@ describe('host memory stays bounded', () => {
 
   test('results waiting for a run share its bridge budget', async () => {
     const big = 'x'.repeat(6 * 1024 * 1024)
-    const { run } = setup({ timeoutMs: 300 }, () => new Promise((resolve) => setTimeout(() => resolve(big), 600)))
+    const codeMode = binding.createCodeMode({ config: { enabled: true, timeoutMs: 300 } })
+    instances.push(codeMode)
+    // Each result is written over many turns of the event loop; the test
+    // waits until all four have reached the parked run (a finished event,
+    // then the settlements' microtask), however loaded the machine.
+    let finished = 0
+    const run = codeMode.prepareRun({
+      runId: 'r',
+      tools: [{ name: 'echo', description: '', source: 'openclaw' }],
+      executeTool: () => new Promise((resolve) => setTimeout(() => resolve(big), 600)),
+      onEvent: (event) => {
+        if (event.type === 'nested_call_finished') finished++
+      },
+    })
     const waiting = await run.exec({
       code: `
         const got = await Promise.all([1, 2, 3, 4].map((i) => tools.echo({ i }).then((r) => r.length, (e) => e.message)))
         return got`,
     })
     assert.equal(waiting.status, 'waiting')
-    await new Promise((resolve) => setTimeout(resolve, 800))
+    while (finished < 4) await new Promise((resolve) => setTimeout(resolve, 20))
+    await new Promise((resolve) => setImmediate(resolve))
     const done = await run.wait({ runId: waiting.runId })
     assert.equal(done.status, 'completed', done.error)
     const json = JSON.stringify(big).length

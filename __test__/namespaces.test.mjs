@@ -430,6 +430,19 @@ describe('in the guest', () => {
     assert.equal(calls.length, 1)
   })
 
+  test("a mapped input past the run's bridge budget is refused as a call's input is, and the tool is not called", async () => {
+    registerIssues(() => ({
+      list: namespaceTool('github_list_issues', ([n]) => ({ q: 'x'.repeat(n) })),
+    }))
+    // memoryLimitBytes 4 MiB: a bridge budget of 2 MiB.
+    const { exec, calls } = prepare({ config: { memoryLimitBytes: 4 * 1024 * 1024 } })
+    const result = await exec(`${ATTEMPT} return [await attempt(() => Issues.list(3000000)), (await attempt(() => Issues.list(1000000))).ok.input.q.length]`)
+    assert.equal(result.status, 'completed', result.error)
+    assert.equal(result.value[0].error, 'tool input is larger than the code mode bridge limit of 2097152 bytes (inputs of pending calls included).')
+    assert.equal(result.value[1], 1000000)
+    assert.deepEqual(calls.map((call) => call.input.q.length), [1000000])
+  })
+
   test('inputs written and rebuilt over several turns arrive equal to what the mapper returned', async () => {
     // Over 16 KiB of mapped JSON goes through the writer in slices and is
     // rebuilt from pieces; this is the same value the short path gives.

@@ -237,8 +237,11 @@ describe('what a cell can make validation cost', () => {
     }
   })
 
-  test('a namespace call checked on the Node thread within its budget is refused with its problem; past it, without saying where', async () => {
-    // 2045 required names and `type`: 2048 units per input value (docs/nested-calls.md).
+  test("a namespace call's mapped input is checked by the same rule and budgets as a tools.call input, short or long", async () => {
+    // 2045 required names and `type`: 2048 units per input value
+    // (docs/nested-calls.md). Checking costs that per value, up to 2^24
+    // units (8192 values); finding where an input is wrong twice that, up to
+    // 2^22 (1024 values). An array of n zeros is n + 1 values.
     const names = Array.from({ length: 2045 }, (_, i) => `n${i}`)
     const tools = [{ name: 'priced_tool', description: 'priced', source: 'openclaw', sourceName: 'priced', parameters: { type: 'object', required: names } }]
     binding.registerCodeModeNamespaceForPlugin('priced', {
@@ -248,20 +251,57 @@ describe('what a cell can make validation cost', () => {
       createScope: () => ({ call: binding.createCodeModeNamespaceTool('priced_tool', ([input]) => input) }),
     })
     const run = codeModes.enabled().prepareRun({ runId: 'r', tools, executeTool: () => ({ ok: true }) })
-    // Checking 1024 values costs 2^21 units (the budget), finding the error
-    // twice that: refused, without saying where. One value more: unchecked.
+    const sizes = [0, 1023, 1024, 8191, 8192, 100000]
     const { value } = await run.exec({
-      code: `${ATTEMPT} return [await attempt(() => Priced.call(new Array(1023).fill(0))), await attempt(() => Priced.call(new Array(1024).fill(0))), await attempt(() => Priced.call([]))]`,
+      code: `${ATTEMPT}
+        const sizes = ${JSON.stringify(sizes)}
+        const answer = (r) => r.error ?? r.ok
+        const out = { namespace: [], call: [] }
+        for (const n of sizes) {
+          out.namespace.push(answer(await attempt(() => Priced.call(new Array(n).fill(0)))))
+          out.call.push(answer(await attempt(() => tools.call('openclaw:priced:priced_tool', new Array(n).fill(0)))))
+        }
+        return out`,
     })
     const hint = 'tools.describe("openclaw:priced:priced_tool") shows its input schema.'
+    const unlocated = `input: does not match the schema (finding where would cost more than one check may). ${hint}`
+    assert.deepEqual(value.namespace, [
+      `Invalid input for Priced.call: input: expected object, got an empty array. ${hint}`,
+      `Invalid input for Priced.call: input: expected object, got an array of 1023 items. ${hint}`,
+      `Invalid input for Priced.call: ${unlocated}`,
+      `Invalid input for Priced.call: ${unlocated}`,
+      { ok: true },
+      { ok: true },
+    ])
     assert.deepEqual(
-      value.map((answer) => answer.error ?? answer.ok),
-      [
-        `Invalid input for Priced.call: input: does not match the schema (finding where would cost more than one check may). ${hint}`,
-        { ok: true },
-        `Invalid input for Priced.call: input: expected object, got an empty array. ${hint}`,
-      ],
+      value.call,
+      value.namespace.map((answer) => (typeof answer === 'string' ? answer.replace('Priced.call', 'tools.call("openclaw:priced:priced_tool")') : answer)),
     )
+  })
+
+  test('a namespace call whose mapped input is past what the Node thread checks at once (4 KiB) is checked whole, and arrives whole', async () => {
+    binding.registerCodeModeNamespaceForPlugin('github', {
+      id: 'github-issues',
+      globalName: 'Issues',
+      requiredToolNames: ['github_update_issue'],
+      createScope: () => ({ update: binding.createCodeModeNamespaceTool('github_update_issue', ([number, patch]) => ({ number, ...patch })) }),
+    })
+    const { exec, calls, events } = prepare()
+    // 1 MiB of title: once checked only up to 256 KiB on the Node thread.
+    const { value } = await exec(`
+      const title = 'x'.repeat(1000000)
+      const refused = await attempt(() => Issues.update('7', { title }))
+      const passed = await attempt(() => Issues.update(7, { title: title + 'é' }))
+      return [refused, passed.ok.ok.title.length]`)
+    assert.equal(
+      value[0].error,
+      // Past 8 KiB only the first problem is looked for, as for any call.
+      'Invalid input for Issues.update: input.number: expected integer, got "7"; and maybe more (the input is too large to list them all). tools.describe("openclaw:github:github_update_issue") shows its input schema.',
+    )
+    assert.equal(value[1], 1000001)
+    assert.deepEqual(calls.map((call) => [call.input.number, call.input.title.length, call.input.title.at(-1)]), [[7, 1000001, 'é']])
+    const failed = events.find((event) => event.type === 'nested_call_finished' && !event.ok)
+    assert.equal(failed.error, value[0].error)
   })
 })
 

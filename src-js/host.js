@@ -3,9 +3,12 @@
 // emits their events, and reports how they end through `settleBatch`. Host
 // globals are captured here once, so later changes to them do not matter.
 // `appendResult(key, text)` hands the binding the first part of a
-// result written over several turns; `splitJson(text)` cuts JSON text into
-// the pieces pieces.js replays (the binding's `pieces::split`; null when it
-// is short or not a container).
+// result written over several turns, and `appendInput(key, text)` the first
+// part of a namespace call's mapped input; `checkInput(key, toolId, callee,
+// text)` hands it the last part and checks it against the tool's schema:
+// `false` (passed) or the refusal when it was checked at once (only for
+// an input written whole in one turn), `true` when the answer comes later
+// through `checked(key, rejection)`, the input then waiting for `takeInput`.
 'use strict'
 
 const { constants, messages } = require('./boundary.js')
@@ -15,12 +18,11 @@ const { turnBudget } = require('./turns.js')
 const { messageOf } = require('./thrown.js')
 const { deliverer } = require('./deliver.js')
 
-module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResult, splitJson) {
+module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResult, appendInput, checkInput) {
   const ABORTED = messages.aborted
   const TOOL_CALL_FAILED = messages.toolCallFailed
   const HOT_MS = constants.HOST_HOT_MS
   const COLD_MS = constants.HOST_COLD_MS
-  const PIECE_BYTES = constants.INPUT_PIECE_BYTES
   const TURN_MS = constants.TURN_WORK_MICROS / 1000
   const NAMESPACE_UNAVAILABLE = messages.namespaceUnavailable
   const AbortControllerClass = AbortController
@@ -280,9 +282,10 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
    * @typedef {{
    *   execute: Function, onEvent: Function | undefined,
    *   call: import('./records').NestedCall & { input?: unknown },
-   *   mapInput: Function | undefined, validate: Function | undefined,
+   *   mapInput: Function | undefined,
    *   parsed?: boolean, failed?: string, input?: unknown,
-   *   replay?: import('./pieces.js').Replay, writing?: any, chunks?: string[] | null,
+   *   replay?: import('./pieces.js').Replay, writing?: any,
+   *   checking?: boolean, checked?: boolean,
    *   rejection?: string | null,
    * }} Entry
    */
@@ -291,18 +294,17 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
    * `batch`: JSON text of the calls (the core's `NestedCall`s, records.d.ts;
    * absent optional fields are null). A small input comes inline as `input`;
    * the others are taken with takeInput(key) when each call starts. `mapInput(id, path, args)` is
-   * the run's plugin namespaces' check and input mapper (namespaces.js), and
-   * `validate(id, callee, inputText)` the schema check of a mapped input
-   * (the message of a refusal, or null); both undefined when the run has no
-   * namespaces. A call with a `rejection` (its input failed its schema on
-   * the worker) is shown as a failed call and never started.
+   * the run's plugin namespaces' check and input mapper (namespaces.js),
+   * undefined when the run has no namespaces. A call with a `rejection`
+   * (its input failed its schema) is shown as a failed call and never
+   * started.
    */
-  function start(execute, onEvent, batch, mapInput, validate) {
+  function start(execute, onEvent, batch, mapInput) {
     const since = now()
     /** @type {Entry['call'][]} */
     const calls = parse(batch)
     for (const call of calls) {
-      backlog.push({ execute, onEvent, call, mapInput, validate })
+      backlog.push({ execute, onEvent, call, mapInput })
       waiting.add(call.key)
     }
     drain(since)
@@ -324,8 +326,10 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
       backlog.length = 0
       head = 0
     }
-    // Next turn: a fresh budget, and whatever still waits.
-    starting.next(head < backlog.length, drain)
+    // Next turn: a fresh budget, and whatever still waits, unless the next
+    // call waits for its input's check (`checked` drains then).
+    const blocked = head < backlog.length && /** @type {Entry} */ (backlog[head]).checking === true
+    starting.next(head < backlog.length && !blocked, drain)
     keepHot()
   }
 
@@ -340,6 +344,9 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
       entry.parsed = true
       if (entry.failed !== undefined || cancelled.has(entry.call.key) || entry.call.namespace === null) return true
     }
+    // A mapped input on the checker thread; then taken as any other input.
+    if (entry.checking === true) return false
+    if (entry.checked === true) return parsed(entry)
     try {
       return mapped(entry)
     } catch (error) {
@@ -352,37 +359,56 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
    * A namespace call's input: the guest's arguments, checked against what
    * this run serialised and mapped by the plugin's inputMapper (in one step:
    * the plugin's own code; what it throws is the call's error), then written
-   * as JSON-safe text, checked against the tool's schema and made into the
-   * value the tool receives, each in slices of the turn's budget: a million
-   * small arguments took the event loop 300 ms in one piece.
+   * as JSON-safe text in slices of the turn's budget (a million small
+   * arguments took the event loop 300 ms in one piece) and handed to the
+   * binding, which checks it against the tool's schema: at once when it is
+   * short and its check cheap, else on the checker thread, which also cuts
+   * it into pieces for `parsed` to take (`checkInput`).
    */
   function mapped(entry) {
     const { call } = entry
     if (entry.writing === undefined) {
       if (typeof entry.mapInput !== 'function') throw new ErrorClass(NAMESPACE_UNAVAILABLE)
       entry.writing = writer(entry.mapInput(call.namespace.id, call.namespace.path, entry.input))
+      // What `parsed` took was the arguments; it takes the mapped input next.
       entry.input = undefined
-      entry.chunks = []
+      entry.replay = undefined
+      call.input = undefined
     }
-    if (entry.writing !== null) {
-      if (!spend()) return false
-      // The text written in this turn, joined now: the writer keeps every
-      // element's text apart until `take()`.
-      const done = entry.writing.write(starting.deadline())
-      entry.chunks.push(entry.writing.take())
-      if (!done) return false
-      const text = entry.chunks.length === 1 ? entry.chunks[0] : entry.chunks.join('')
-      entry.writing = null
-      entry.chunks = null
-      if (typeof entry.validate === 'function') entry.rejection = entry.validate(call.toolId, call.namespace.callee, text)
-      const pieces = text.length > PIECE_BYTES ? splitJson(text) : null
-      if (pieces === null) {
-        entry.input = parse(text)
-        return true
-      }
-      entry.replay = replay(pieces)
+    if (!spend()) return false
+    // The text written in this turn, joined now: the writer keeps every
+    // element's text apart until `take()`.
+    const done = entry.writing.write(starting.deadline())
+    const text = entry.writing.take()
+    if (!done) {
+      appendInput(call.key, text)
+      return false
     }
-    return assembled(entry)
+    entry.writing = null
+    const answer = checkInput(call.key, call.toolId, call.namespace.callee, text)
+    if (answer === true) {
+      entry.checking = true
+      return false
+    }
+    // Checked at once: written whole in this turn, and short.
+    if (typeof answer === 'string') entry.rejection = answer
+    entry.input = parse(text)
+    return true
+  }
+
+  /**
+   * The answer of a check made on the checker thread, for the call waiting
+   * at the head of the backlog: its rejection, or null.
+   * @param {number} key
+   * @param {string | null} rejection
+   */
+  function checked(key, rejection) {
+    const entry = head < backlog.length ? backlog[head] : undefined
+    if (entry === undefined || entry.call.key !== key || entry.checking !== true) return
+    entry.checking = false
+    entry.checked = true
+    if (rejection !== null) entry.rejection = rejection
+    drain()
   }
 
   /**
@@ -500,5 +526,7 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     }
   }
 
-  return { start, abort, warn, deliver }
+  /** @type {import('./records').HostFunctions} */
+  const made = { start, abort, warn, deliver, checked }
+  return made
 }

@@ -352,5 +352,7 @@ module.exports = function codeModeNamespaces() {
     return { scopes, input }
   }
 
-  return { register, tool, clearPlugin, clearAll, list, snapshot, bind }
+  /** @type {import('./records').NamespaceFunctions} */
+  const made = { register, tool, clearPlugin, clearAll, list, snapshot, bind }
+  return made
 }

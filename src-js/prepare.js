@@ -334,5 +334,7 @@ module.exports = function codeModePrepare() {
     if (typeof timer === 'object' && typeof timer.unref === 'function') timer.unref()
   }
 
-  return { scan, serialize, stream, later }
+  /** @type {import('./records').PrepareFunctions} */
+  const made = { scan, serialize, stream, later }
+  return made
 }

@@ -101,4 +101,10 @@ export type Registration = { id: string, pluginId: string, globalName: string, d
 
 export type Scanned = { table: unknown, direct: number[], outline: string, };
 
+export type HostFunctions = { start: Function, abort: Function, warn: Function, deliver: Function, checked: Function, };
+
+export type PrepareFunctions = { scan: Function, serialize: Function, stream: Function, later: Function, };
+
+export type NamespaceFunctions = { register: Function, tool: Function, clearPlugin: Function, clearAll: Function, list: Function, snapshot: Function, bind: Function, };
+
 export type Settled = { keys: number[], oks: boolean[], payloads: string[], };

@@ -1,6 +1,6 @@
 // The text of a thrown or rejected value, as code mode reports it: the one
 // rule for every JavaScript half (the binding's Rust reads values the same
-// way: `js::error_message`).
+// way: `js::error_message` runs this module).
 'use strict'
 
 const StringFunction = String

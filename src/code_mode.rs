@@ -9,15 +9,15 @@ use code_mode_core::messages;
 use code_mode_core::model::{self, SurfacePlan};
 use code_mode_core::result::Telemetry;
 use code_mode_core::runs::Engine;
-use code_mode_core::validation::Site;
-use napi::bindgen_prelude::{Function, FunctionRef, JsObjectValue, Object, Unknown};
+use napi::bindgen_prelude::{Function, JsObjectValue, Object, Unknown};
 use napi::{Env, Error, JsValue, Result, ValueType};
 use napi_derive::napi;
 
+use crate::checks::Checker;
 use crate::config::CodeModeConfig;
 use crate::context::RunContext;
 use crate::early;
-use crate::host::{self, Executor, NodeHost};
+use crate::host::{self, Executor, InputCheck, NodeHost};
 use crate::js::{self, json_text, to_json_value};
 use crate::namespaces::{self, RunBinding};
 use crate::prepared::{Builder, Prepared, Recipe, RunInputs};
@@ -55,12 +55,14 @@ pub fn create_code_mode(env: Env, options: Option<Object>) -> Result<CodeMode> {
     let config = CodeModeConfig::from(&CoreConfig::resolve(&global, &serde_json::Value::Null));
     let builder = Builder::start()
         .map_err(|e| Error::from_reason(messages::workers_failed(&e.to_string())))?;
-    let (channel, results) = host::open(&env)?;
+    let checker = Arc::new(Checker::new());
+    let (channel, results) = host::open(&env, checker.clone())?;
     let runtime = Runtime {
         engine: Arc::new(engine),
         channel: Arc::new(channel),
         results,
         builder,
+        checker,
         early: Default::default(),
     };
     Ok(CodeMode {
@@ -163,6 +165,7 @@ impl CodeMode {
         self.runtime.engine.begin_close();
         self.runtime.close_early(env);
         self.runtime.builder.stop();
+        self.runtime.checker.stop();
         let (deferred, promise) = env.create_deferred::<(), _>()?;
         let engine = self.runtime.engine.clone();
         let channel = self.runtime.channel.clone();
@@ -207,7 +210,7 @@ impl CodeMode {
                 execute,
                 on_event: context.on_event,
                 namespace_input: input,
-                validate: OnceLock::new(),
+                check: OnceLock::new(),
                 channel: self.runtime.channel.clone(),
             })
         });
@@ -234,9 +237,10 @@ impl CodeMode {
         };
         if let Some(executor) = executor {
             if !plan.namespaces.is_empty() {
-                let _ = executor
-                    .validate
-                    .set(validator(env, Arc::downgrade(&prepared))?);
+                let check: Arc<dyn InputCheck> = Arc::new(RunCheck {
+                    prepared: Arc::downgrade(&prepared),
+                });
+                let _ = executor.check.set(check);
             }
         }
         let parts = SurfaceParts {
@@ -297,28 +301,29 @@ struct Planned {
     telemetry: Telemetry,
 }
 
-/// `validate(toolId, callee, inputText)` for `host.js`: a namespace call's
-/// mapped input against its tool's schema; the message of a refusal, or
-/// null. Runs on the JavaScript thread, within the bounds of
-/// `Site::NodeThread`: the schema was compiled on the worker that dispatched
-/// the call, the input is read only up to `MAX_HOST_CHECKED_INPUT_BYTES`, and
-/// the check only when the schema's analysis bounds its cost within
-/// `MAX_HOST_CHECK_WORK` (docs/nested-calls.md, "Input validation").
-fn validator(env: &Env, prepared: Weak<Prepared>) -> Result<FunctionRef<(), Option<String>>> {
-    env.create_function_from_closure::<(), Option<String>, _>("codeModeValidate", move |ctx| {
-        let id: String = ctx.get(0)?;
-        let callee: String = ctx.get(1)?;
-        let input: String = ctx.get(2)?;
-        // Namespace calls come from cells, which run once the build is done.
-        let Some(toolbox) = prepared.upgrade().and_then(|p| p.toolbox()) else {
-            return Ok(None);
+/// A run's check of its namespace calls' mapped inputs: the check every
+/// call's input gets (`Toolbox::check_input`), on the run's toolbox once
+/// its build is done (namespace calls come from cells, which run after it).
+struct RunCheck {
+    prepared: Weak<Prepared>,
+}
+
+impl InputCheck for RunCheck {
+    fn cheap(&self, tool_id: &str, bytes: usize) -> bool {
+        let Some(toolbox) = self.prepared.upgrade().and_then(|p| p.toolbox()) else {
+            return true;
         };
-        let Some(entry) = toolbox.catalog.exact(&id) else {
-            return Ok(None);
-        };
-        Ok(toolbox.check_input(entry, &input, Site::NodeThread, || {
-            (callee, code_mode_core::messages::describe_hint(&id))
-        }))
-    })?
-    .create_ref()
+        toolbox
+            .catalog
+            .exact(tool_id)
+            .is_none_or(|entry| toolbox.cheap_check(entry, bytes))
+    }
+
+    fn check(&self, tool_id: &str, callee: String, input: &str) -> Option<String> {
+        let toolbox = self.prepared.upgrade().and_then(|p| p.toolbox())?;
+        let entry = toolbox.catalog.exact(tool_id)?;
+        toolbox.check_input(entry, input, || {
+            (callee, code_mode_core::messages::describe_hint(tool_id))
+        })
+    }
 }

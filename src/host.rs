@@ -24,14 +24,16 @@ use code_mode_core::limits::{
     INLINE_BATCH_BYTES, INLINE_INPUT_BYTES, INPUT_PIECE_BYTES, INPUT_PIECE_MEMBERS,
 };
 use code_mode_core::messages;
-use code_mode_core::records::Settled;
+use code_mode_core::records::CallKind;
+use code_mode_core::records::{HostFunctions, Settled};
 use code_mode_core::runs::host::{CallKey, Dispatch, Host, Reply};
 use code_mode_core::runs::pieces;
 use napi::bindgen_prelude::Either;
-use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Object, Unknown};
+use napi::bindgen_prelude::{Function, FunctionRef, JsObjectValue, Object, Unknown};
 use napi::{sys, Env, JsValue, Result};
 use parking_lot::Mutex;
 
+use crate::checks::Checker;
 use crate::js::{self, call_function, undefined};
 use crate::tsfn::{Channel, Poller};
 
@@ -42,6 +44,22 @@ pub enum Message {
     /// Work another thread hands back (`early.rs`: an exec that waited for
     /// its catalog and must now wait for namespace scopes).
     Run(Box<dyn FnOnce(&Env) + Send>),
+    /// A namespace call's mapped input was checked on the checker thread
+    /// (`checks.rs`): why it was refused, if it was; the input waits for
+    /// `takeInput`.
+    Checked(CallKey, Option<String>),
+}
+
+/// The schema check of one agent run's namespace calls' mapped inputs, on
+/// the run's toolbox.
+pub trait InputCheck: Send + Sync {
+    /// Whether checking `bytes` bytes of input for `tool_id` costs little
+    /// enough to do on the JavaScript thread (`HOST_CHECK_BYTES`,
+    /// `HOST_CHECK_WORK`).
+    fn cheap(&self, tool_id: &str, bytes: usize) -> bool;
+    /// The message of a refusal, or `None`; `callee` is how the cell named
+    /// the function.
+    fn check(&self, tool_id: &str, callee: String, input: &str) -> Option<String>;
 }
 
 /// Nested calls on their way to the JavaScript thread: the JSON text
@@ -49,7 +67,17 @@ pub enum Message {
 /// settles and the input `host.js` takes later, if it is not inline.
 pub struct Batch {
     json: String,
-    calls: Vec<(CallKey, Reply, Option<Input>)>,
+    calls: Vec<Kept>,
+}
+
+/// A call of a batch, as the bridge keeps it until it settles.
+struct Kept {
+    key: CallKey,
+    reply: Reply,
+    input: Option<Input>,
+    /// A plugin namespace call: its input is mapped on the JavaScript thread
+    /// and checked then (`checkInput`).
+    namespace: bool,
 }
 
 /// A call's input waiting for `host.js`: JSON text, or the pieces of a large
@@ -59,11 +87,12 @@ enum Input {
     Pieces(Vec<String>),
 }
 
-/// `start`, `abort` and `warn` of the compiled `host.js`.
+/// `start`, `abort`, `warn` and `checked` of the compiled `host.js`.
 struct Functions {
     start: FunctionRef<(), ()>,
     abort: FunctionRef<(), ()>,
     warn: FunctionRef<(), ()>,
+    checked: FunctionRef<(), ()>,
 }
 
 /// What the JavaScript-thread side keeps: the compiled functions, and where
@@ -75,6 +104,14 @@ struct Bridge {
     inputs: Mutex<HashMap<CallKey, Input>>,
     /// The text so far of results `host.js` writes over several turns.
     partials: Mutex<HashMap<CallKey, Partial>>,
+    /// The text so far of namespace calls' mapped inputs `host.js` writes
+    /// over several turns (`appendInput`).
+    mapped: Mutex<HashMap<CallKey, Partial>>,
+    /// The executor of each namespace call whose mapped input is not
+    /// checked yet.
+    namespaced: Mutex<HashMap<CallKey, Arc<Executor>>>,
+    /// Where mapped inputs too long or costly for this thread are checked.
+    checker: Arc<Checker>,
 }
 
 /// The first part of a result's JSON text, kept while the rest is written:
@@ -122,7 +159,12 @@ impl Batch {
                     None => Input::Whole(input),
                 })
             };
-            kept.push((call.key(), call.reply, input));
+            kept.push(Kept {
+                key: call.key(),
+                namespace: call.call.kind == CallKind::Namespace,
+                reply: call.reply,
+                input,
+            });
         }
         json.push(']');
         Self { json, calls: kept }
@@ -187,13 +229,17 @@ impl Results {
 }
 
 /// Compiles `host.js` and opens the channel to it; the results half turns
-/// exec and wait results into values through it.
-pub fn open(env: &Env) -> Result<(HostChannel, Results)> {
+/// exec and wait results into values through it. Mapped inputs are checked
+/// on `checker`'s thread when they cannot be here.
+pub fn open(env: &Env, checker: Arc<Checker>) -> Result<(HostChannel, Results)> {
     let bridge = Arc::new(Bridge {
         functions: OnceLock::new(),
         replies: Mutex::new(HashMap::new()),
         inputs: Mutex::new(HashMap::new()),
         partials: Mutex::new(HashMap::new()),
+        mapped: Mutex::new(HashMap::new()),
+        namespaced: Mutex::new(HashMap::new()),
+        checker,
     });
     let handler = bridge.clone();
     let channel = Channel::new(env, "code-mode-host", move |env, message| {
@@ -215,6 +261,7 @@ fn compile(
     let factory: Unknown = js::load(env, "host.js")?;
     let inputs = bridge.clone();
     let parts = bridge.clone();
+    let inputs_of_mapped = bridge.clone();
     let settle = env.create_function_from_closure::<(), (), _>("codeModeSettle", move |ctx| {
         let batch: Object = ctx.get(0)?;
         let keys: Vec<f64> = batch.get_named_property(Settled::keys)?;
@@ -234,6 +281,10 @@ fn compile(
             let key = CallKey(key as u64);
             let partial = bridge.partials.lock().remove(&key);
             let reply = bridge.replies.lock().remove(&key);
+            // A namespace call that ended before its input was checked
+            // (its mapper threw, it was aborted).
+            bridge.mapped.lock().remove(&key);
+            bridge.namespaced.lock().remove(&key);
             if let Some(reply) = reply {
                 let settlement = match (ok, partial) {
                     (false, _) => Err(payload),
@@ -296,16 +347,29 @@ fn compile(
         poller.poll(ctx.env, keep_polling);
         Ok(keep_polling)
     })?;
-    // A namespace call's mapped input, cut like a large tool input so that
-    // host.js makes it over several turns (`pieces::split`: linear, about a
-    // millisecond per MiB).
-    let split_json = env.create_function_from_closure::<(), Option<Vec<String>>, _>(
-        "codeModeSplitJson",
-        |ctx| {
-            let text: String = ctx.get(0)?;
-            Ok(pieces::split(&text, PIECE_SIZE))
-        },
-    )?;
+    let check_input = input_checker(env, inputs_of_mapped.clone())?;
+    // A namespace call's mapped input, written over several turns: its text
+    // so far, kept up to the run's bridge budget (past it, only its length
+    // is counted, and `checkInput` refuses it).
+    let append_input =
+        env.create_function_from_closure::<(), (), _>("codeModeAppendInput", move |ctx| {
+            let key: f64 = ctx.get(0)?;
+            let text: String = ctx.get(1)?;
+            let Some(bridge) = inputs_of_mapped.upgrade() else {
+                return Ok(());
+            };
+            let key = CallKey(key as u64);
+            let Some(max) = bridge.replies.lock().get(&key).map(Reply::max_bytes) else {
+                return Ok(());
+            };
+            bridge
+                .mapped
+                .lock()
+                .entry(key)
+                .or_default()
+                .append(&text, max);
+            Ok(())
+        })?;
     let host = js::make(
         env,
         &factory,
@@ -314,16 +378,102 @@ fn compile(
             take_input.raw(),
             poll.raw(),
             append.raw(),
-            split_json.raw(),
+            append_input.raw(),
+            check_input.raw(),
         ],
         messages::HOST_BRIDGE_FAILED,
     )?;
     let functions = Functions {
-        start: host.function("start")?,
-        abort: host.function("abort")?,
-        warn: host.function("warn")?,
+        start: host.function(HostFunctions::start)?,
+        abort: host.function(HostFunctions::abort)?,
+        warn: host.function(HostFunctions::warn)?,
+        checked: host.function(HostFunctions::checked)?,
     };
-    Ok((functions, host.function("deliver")?))
+    Ok((functions, host.function(HostFunctions::deliver)?))
+}
+
+/// `checkInput(key, toolId, callee, text)` for `host.js`, once a namespace
+/// call's mapped input is written (`text` is its last part): `false` when
+/// it was checked here and passed, the message when it was refused here
+/// (only ever for an input `host.js` wrote whole in one turn, which it
+/// then parses), `true` when the answer comes later through `checked`
+/// (the input then waits for `takeInput`, cut into pieces when long). Only
+/// a short input whose check is known to be cheap is checked on this
+/// thread; the others go to the checker thread, with the same check.
+fn input_checker(
+    env: &Env,
+    bridge: Weak<Bridge>,
+) -> Result<Function<'_, (), Either<String, bool>>> {
+    env.create_function_from_closure::<(), Either<String, bool>, _>(
+        "codeModeCheckInput",
+        move |ctx| {
+            let key = CallKey(ctx.get::<f64>(0)? as u64);
+            let tool_id: String = ctx.get(1)?;
+            let callee: String = ctx.get(2)?;
+            let last: String = ctx.get(3)?;
+            let Some(bridge) = bridge.upgrade() else {
+                return Ok(Either::B(false));
+            };
+            let executor = bridge.namespaced.lock().remove(&key);
+            let written = bridge.mapped.lock().remove(&key);
+            let max = bridge.replies.lock().get(&key).map(Reply::max_bytes);
+            // A call that already ended (aborted, closed) has nothing to check.
+            let (Some(executor), Some(max)) = (executor, max) else {
+                return Ok(Either::B(false));
+            };
+            let whole = written.is_none();
+            let mut text = written.unwrap_or_default();
+            text.append(&last, max);
+            if text.len > max {
+                let refusal = messages::tool_input_too_large(max);
+                executor.channel.send(Message::Checked(key, Some(refusal)));
+                return Ok(Either::B(true));
+            }
+            let text = text.text;
+            let check = executor.check.get().cloned();
+            let here = whole
+                && text.len() <= INPUT_PIECE_BYTES
+                && check
+                    .as_ref()
+                    .is_none_or(|check| check.cheap(&tool_id, text.len()));
+            if here {
+                return Ok(
+                    match check.and_then(|check| check.check(&tool_id, callee, &text)) {
+                        Some(refusal) => Either::A(refusal),
+                        None => Either::B(false),
+                    },
+                );
+            }
+            let channel = executor.channel.clone();
+            let inputs = Arc::downgrade(&bridge);
+            let job = Box::new(move || {
+                let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let rejection = check.and_then(|check| check.check(&tool_id, callee, &text));
+                    let input = match pieces::split(&text, PIECE_SIZE) {
+                        Some(pieces) => Input::Pieces(pieces),
+                        None => Input::Whole(text),
+                    };
+                    (rejection, input)
+                }));
+                let rejection = match checked {
+                    Ok((rejection, input)) => {
+                        if let Some(bridge) = inputs.upgrade() {
+                            bridge.inputs.lock().insert(key, input);
+                        }
+                        rejection
+                    }
+                    Err(_) => Some(messages::INTERNAL.to_owned()),
+                };
+                channel.send(Message::Checked(key, rejection));
+            });
+            if bridge.checker.submit(job).is_err() {
+                executor
+                    .channel
+                    .send(Message::Checked(key, Some(messages::CLOSED.to_owned())));
+            }
+            Ok(Either::B(true))
+        },
+    )
 }
 
 impl Partial {
@@ -355,10 +505,9 @@ pub struct Executor {
     /// The run's plugin namespaces' `input(id, path, argsText)`, when it has
     /// any: checks a namespace call and maps its arguments.
     pub namespace_input: Option<FunctionRef<(), ()>>,
-    /// `validate(toolId, callee, inputText)`: the run's schema check of a
-    /// namespace call's mapped input (the message, or null); set once the
-    /// agent run exists.
-    pub validate: OnceLock<FunctionRef<(), Option<String>>>,
+    /// The run's schema check of its namespace calls' mapped inputs; set
+    /// once the agent run exists.
+    pub check: OnceLock<Arc<dyn InputCheck>>,
     pub channel: Arc<HostChannel>,
 }
 
@@ -393,24 +542,39 @@ impl Bridge {
                 }
             }
             Message::Run(work) => work(env),
+            Message::Checked(key, rejection) => {
+                if let Err(error) = self.checked(env, key, rejection) {
+                    self.warn(env, &format!("nested calls could not be started: {error}"));
+                }
+            }
         }
     }
 
     /// Starts a batch through `host.js`. When the bridge itself fails (not the
     /// gateway: `host.js` catches what it throws), every call of the batch
     /// fails with that message, so no run waits for a call that never started.
-    fn dispatch(&self, env: &Env, executor: &Executor, batch: Batch) {
+    fn dispatch(&self, env: &Env, executor: &Arc<Executor>, batch: Batch) {
         let Batch { json, calls } = batch;
-        let keys: Vec<CallKey> = calls.iter().map(|(key, ..)| *key).collect();
+        let keys: Vec<CallKey> = calls.iter().map(|kept| kept.key).collect();
         {
             // Inputs not inline wait here until host.js takes each as its
             // call starts.
             let mut replies = self.replies.lock();
             let mut inputs = self.inputs.lock();
-            for (key, reply, input) in calls {
+            let mut namespaced = self.namespaced.lock();
+            for Kept {
+                key,
+                reply,
+                input,
+                namespace,
+            } in calls
+            {
                 replies.insert(key, reply);
                 if let Some(input) = input {
                     inputs.insert(key, input);
+                }
+                if namespace {
+                    namespaced.insert(key, executor.clone());
                 }
             }
         }
@@ -419,6 +583,7 @@ impl Bridge {
             let mut inputs = self.inputs.lock();
             for key in keys {
                 inputs.remove(&key);
+                self.namespaced.lock().remove(&key);
                 if let Some(reply) = replies.remove(&key) {
                     reply.settle(Err(message.clone()));
                 }
@@ -443,18 +608,27 @@ impl Bridge {
             Some(input) => input.borrow_back(env).map_err(reason)?.raw(),
             None => undefined(env),
         };
-        let validate = match executor.validate.get() {
-            Some(validate) => validate.borrow_back(env).map_err(reason)?.raw(),
-            None => undefined(env),
-        };
         let batch = env.create_string(batch).map_err(reason)?;
         call_function(
             env,
             start,
-            &[execute, on_event, batch.raw(), namespace_input, validate],
+            &[execute, on_event, batch.raw(), namespace_input],
         )
         .map(|_| ())
         .map_err(|thrown| js::error_message(env, thrown))
+    }
+
+    /// Hands `host.js` the answer of a check made on the checker thread.
+    fn checked(&self, env: &Env, key: CallKey, rejection: Option<String>) -> Result<()> {
+        let checked = self.function(env, |f| &f.checked)?;
+        let key = env.create_double(key.0 as f64)?;
+        let rejection = match rejection {
+            Some(text) => env.create_string(&text)?.raw(),
+            None => js::null(env),
+        };
+        call_function(env, checked, &[key.raw(), rejection])
+            .map(|_| ())
+            .map_err(|thrown| napi::Error::from_reason(js::error_message(env, thrown)))
     }
 
     fn abort(&self, env: &Env, keys: &[CallKey]) -> Result<()> {

@@ -110,35 +110,31 @@ pub fn value<'env>(env: &'env Env, raw: sys::napi_value) -> Unknown<'env> {
     unsafe { Unknown::from_raw_unchecked(env.raw(), raw) }
 }
 
-/// `value` when it is an object or a function (anything with properties).
-fn object_like<'env>(value: &Unknown<'env>) -> Result<Option<Object<'env>>> {
-    if !matches!(value.get_type()?, ValueType::Object | ValueType::Function) {
-        return Ok(None);
-    }
-    // SAFETY: objects and functions are both JavaScript objects.
-    Ok(Some(unsafe { value.cast::<Object>()? }))
-}
-
-/// The message of a thrown or rejected value, as the guest sees it: an
-/// Error's `message`, a string as is, anything else as `String(value)`.
+/// The message of a thrown or rejected value, as the guest sees it: the
+/// one rule of `src-js/thrown.js` (`messageOf`: an Error's `message`, a
+/// string as is, anything else as `String(value)`), run on it here. Only
+/// failures come here, so the module is evaluated for each.
 pub fn error_message(env: &Env, value: sys::napi_value) -> String {
-    let value = self::value(env, value);
-    let text = (|| -> Result<String> {
-        if let Some(text) = string(&value)? {
-            return Ok(text);
-        }
-        if let Some(object) = object_like(&value)? {
-            let message: Unknown = object.get_named_property("message")?;
-            if let Some(text) = string(&message)? {
-                return Ok(text);
-            }
-        }
-        value.coerce_to_string()?.into_utf8()?.into_owned()
+    let fallback = code_mode_core::messages::TOOL_CALL_FAILED;
+    let text = (|| -> Result<Option<String>> {
+        let thrown = load(env, "thrown.js")?;
+        let Some(thrown) = object(&thrown)? else {
+            return Ok(None);
+        };
+        let message_of: Unknown = thrown.get_named_property("messageOf")?;
+        let fallback = env.create_string(fallback)?;
+        let Ok(text) = call_function(env, message_of.raw(), &[value, fallback.raw()]) else {
+            return Ok(None);
+        };
+        string(&self::value(env, text))
     })();
-    text.unwrap_or_else(|_| {
-        take_exception(env);
-        code_mode_core::messages::TOOL_CALL_FAILED.to_owned()
-    })
+    match text {
+        Ok(Some(text)) => text,
+        _ => {
+            take_exception(env);
+            fallback.to_owned()
+        }
+    }
 }
 
 /// JavaScript's `undefined`.

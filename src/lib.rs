@@ -1,6 +1,7 @@
 //! The napi binding: JavaScript shapes in, core types through, results out.
 //! Guest code never runs here; everything heavy happens on the core's workers.
 
+mod checks;
 mod code_mode;
 mod config;
 mod context;

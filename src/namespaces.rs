@@ -7,6 +7,7 @@
 
 use code_mode_core::messages;
 use code_mode_core::namespaces::Registration;
+use code_mode_core::records::NamespaceFunctions;
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
 use napi::{sys, Env, Error, JsValue, Result};
 use napi_derive::napi;
@@ -40,13 +41,13 @@ fn compile(env: &Env) -> Result<Registry> {
     let factory: Unknown = js::load(env, "namespaces.js")?;
     let made = js::make(env, &factory, &[], messages::REGISTRY_FAILED)?;
     Ok(Registry {
-        register: made.function("register")?,
-        tool: made.function("tool")?,
-        clear_plugin: made.function("clearPlugin")?,
-        clear_all: made.function("clearAll")?,
-        list: made.function("list")?,
-        snapshot: made.function("snapshot")?,
-        bind: made.function("bind")?,
+        register: made.function(NamespaceFunctions::register)?,
+        tool: made.function(NamespaceFunctions::tool)?,
+        clear_plugin: made.function(NamespaceFunctions::clearPlugin)?,
+        clear_all: made.function(NamespaceFunctions::clearAll)?,
+        list: made.function(NamespaceFunctions::list)?,
+        snapshot: made.function(NamespaceFunctions::snapshot)?,
+        bind: made.function(NamespaceFunctions::bind)?,
     })
 }
 

@@ -7,6 +7,7 @@ use code_mode_core::runs::{Engine, Stop};
 use napi::Env;
 use parking_lot::Mutex;
 
+use crate::checks::Checker;
 use crate::early::Early;
 use crate::host::{HostChannel, Results};
 use crate::prepared::Builder;
@@ -22,6 +23,8 @@ pub struct Runtime {
     pub results: Results,
     /// Builds run catalogs off the JavaScript thread.
     pub builder: Builder,
+    /// Checks namespace calls' mapped inputs off the JavaScript thread.
+    pub checker: Arc<Checker>,
     /// Execs and waits waiting for their run's catalog, which `close()`
     /// answers.
     pub early: Mutex<Vec<Weak<Early>>>,
@@ -53,6 +56,7 @@ impl Drop for Runtime {
             return;
         }
         self.engine.begin_close();
+        self.checker.stop();
         let (engine, channel) = (self.engine.clone(), self.channel.clone());
         let _ = std::thread::Builder::new()
             .name("code-mode-close".into())

@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use code_mode_core::catalog::{in_catalog, McpMeta, Schema, ToolSource, ToolSpec};
 use code_mode_core::messages;
 use code_mode_core::model::ToolOutline;
-use code_mode_core::records::{self, ToolColumns, ToolFlags, ToolsOutline};
+use code_mode_core::records::{self, PrepareFunctions, ToolColumns, ToolFlags, ToolsOutline};
 use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Unknown};
 use napi::{sys, Env, Error, JsValue, Result};
 
@@ -36,10 +36,10 @@ impl PrepareJs {
         let factory: Unknown = js::load(env, "prepare.js")?;
         let made = js::make(env, &factory, &[], messages::TOOL_READER_FAILED)?;
         Ok(Self {
-            scan: made.function("scan")?,
-            serialize: made.function("serialize")?,
-            stream: made.function("stream")?,
-            later: made.function("later")?,
+            scan: made.function(PrepareFunctions::scan)?,
+            serialize: made.function(PrepareFunctions::serialize)?,
+            stream: made.function(PrepareFunctions::stream)?,
+            later: made.function(PrepareFunctions::later)?,
         })
     }
 

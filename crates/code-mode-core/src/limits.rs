@@ -230,14 +230,13 @@ pub const MAX_LISTED_INPUT_BYTES: usize = 8 * 1024;
 /// Input validation: schemas that did not compile that
 /// `codeModeDiagnostics()` keeps (the newest).
 pub const MAX_SCHEMA_PROBLEMS: usize = 64;
-/// Input validation: a plugin namespace call's mapped input is checked on
-/// the Node thread, so only up to this many bytes of JSON; a larger one goes
-/// out unchecked rather than hold the event loop.
-pub const MAX_HOST_CHECKED_INPUT_BYTES: usize = 256 * 1024;
-/// Input validation on the Node thread (namespace calls): every problem is
-/// listed only for a mapped input up to this many bytes; a larger one gets
-/// its first.
-pub const MAX_HOST_LISTED_INPUT_BYTES: usize = 1024;
+/// Input validation: a plugin namespace call's mapped input (made on the
+/// Node thread by the plugin's inputMapper) is checked there, at once, only
+/// when it has at most this many bytes of JSON and [`HOST_CHECK_WORK`]
+/// bounds its check; every other one is checked by the runtime's checker
+/// thread. Either way the check is the same, under the bounds of every
+/// call's: this only bounds what the Node thread spends on one.
+pub const HOST_CHECK_BYTES: usize = 4 * 1024;
 /// Plugin namespaces: bytes of JSON the arguments of one namespace call may
 /// take. The host hands them to the plugin's inputMapper in one piece (the
 /// mapper is the plugin's own code, and its cost follows the arguments), so
@@ -247,18 +246,19 @@ pub const NAMESPACE_ARGS_BYTES: usize = 1024 * 1024;
 
 // --- Input validation: what checking one input may cost (`validation/`) ---
 
-/// [`crate::validation::Site::check_budget`] on a worker: about 35 ms at the slowest unit
-/// measured (`bench/validation.mjs`).
+/// The most units ([`crate::validation`]'s analysis) telling whether one
+/// input is valid may cost: about 35 ms at the slowest unit measured
+/// (`bench/validation.mjs`). An input whose bound is over it goes out
+/// unchecked.
 pub const MAX_CHECK_WORK: u64 = 1 << 24;
 
-/// [`crate::validation::Site::error_budget`] on a worker: about 30 ms.
+/// The most units finding the problems of one invalid input may cost: about
+/// 30 ms. Past it, the input is refused without saying where.
 pub const MAX_ERROR_WORK: u64 = 1 << 22;
 
-/// [`crate::validation::Site::check_budget`] on the Node thread: about 4 ms.
-pub const MAX_HOST_CHECK_WORK: u64 = 1 << 21;
-
-/// [`crate::validation::Site::error_budget`] on the Node thread: about 4 ms.
-pub const MAX_HOST_ERROR_WORK: u64 = 1 << 19;
+/// The most units a check made on the Node thread may cost, finding the
+/// problems included (see [`HOST_CHECK_BYTES`]): about half a millisecond.
+pub const HOST_CHECK_WORK: u64 = 1 << 18;
 
 // --- Input validation: what a schema may be before it is compiled (`validation/screen.rs`) ---
 

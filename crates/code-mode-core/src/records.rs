@@ -77,6 +77,32 @@ js_records! {
         /// [`ToolsOutline`] as JSON text.
         outline: "string",
     }
+    /// The functions `host.js`'s factory makes, which the binding looks up
+    /// by these names.
+    HostFunctions {
+        start: "Function",
+        abort: "Function",
+        warn: "Function",
+        deliver: "Function",
+        checked: "Function",
+    }
+    /// The functions `prepare.js`'s factory makes.
+    PrepareFunctions {
+        scan: "Function",
+        serialize: "Function",
+        stream: "Function",
+        later: "Function",
+    }
+    /// The functions `namespaces.js`'s factory makes.
+    NamespaceFunctions {
+        register: "Function",
+        tool: "Function",
+        clearPlugin: "Function",
+        clearAll: "Function",
+        list: "Function",
+        snapshot: "Function",
+        bind: "Function",
+    }
     /// The calls `host.js` settles in one crossing (`settleBatch`): three
     /// columns as long as each other, reused from one crossing to the next.
     Settled {

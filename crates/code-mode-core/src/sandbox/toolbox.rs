@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::catalog::{Catalog, CatalogEntry};
 use crate::mcp::McpNamespace;
 use crate::namespaces::RunNamespaces;
-use crate::validation::{self, InputValidators, Site};
+use crate::validation::{self, InputValidators};
 
 /// Counters of one agent run (`telemetry` in every result), shared by all its
 /// cells.
@@ -42,31 +42,36 @@ pub struct Toolbox {
 
 impl Toolbox {
     /// The message a call to `entry` rejects with when `input` (JSON text)
-    /// does not match its schema, checked within the bounds of `site`;
-    /// `callee` gives how the cell called it and the hint, and is asked only
-    /// then. Counts the rejection.
+    /// does not match its schema; `callee` gives how the cell called it and
+    /// the hint, and is asked only then. Counts the rejection.
     pub fn check_input(
         &self,
         entry: &CatalogEntry,
         input: &str,
-        site: Site,
         callee: impl FnOnce() -> (String, String),
     ) -> Option<String> {
         if !self.validate {
             return None;
         }
-        let rejection = self.validators.check(entry, input, site).err()?;
+        let rejection = self.validators.check(entry, input).err()?;
         self.counters.invalid_input.fetch_add(1, Ordering::Relaxed);
         let (callee, hint) = callee();
         Some(validation::invalid_input(&callee, &rejection, &hint))
     }
 
-    /// Compiles the schema of `entry` for a check another thread will make
-    /// (a namespace call's, on the Node thread), so that thread never
-    /// compiles one.
+    /// Compiles the schema of `entry` for a check the host makes later (a
+    /// namespace call's mapped input), so that [`Toolbox::cheap_check`]
+    /// knows what it costs.
     pub fn prepare_check(&self, entry: &CatalogEntry) {
         if self.validate {
             self.validators.prepare(entry);
         }
+    }
+
+    /// Whether [`Toolbox::check_input`] of an input of `bytes` bytes costs
+    /// little enough to make on the Node thread (`HOST_CHECK_BYTES`,
+    /// `HOST_CHECK_WORK`); true when inputs are not checked.
+    pub fn cheap_check(&self, entry: &CatalogEntry, bytes: usize) -> bool {
+        !self.validate || self.validators.cheap(entry, bytes)
     }
 }

@@ -388,7 +388,7 @@ fn calibrate() {
         let validators = InputValidators::default();
         validators.prepare(entry);
         let started = Instant::now();
-        let checked = validators.check(entry, &text, super::Site::Worker);
+        let checked = validators.check(entry, &text);
         println!(
             "   through check (first problem): {:.2} ms, {}",
             started.elapsed().as_secs_f64() * 1000.0,

@@ -6,11 +6,11 @@ use serde_json::{json, Map, Value};
 
 use super::analysis::{self, Work};
 use super::screen::{self, Refusal};
-use super::{compile, invalid_input, schema_problems, InputValidators, Site};
+use super::{compile, invalid_input, schema_problems, InputValidators};
 use crate::catalog::testing::core;
 use crate::catalog::{Catalog, ToolSpec};
 use crate::limits::{
-    MAX_CHECK_WORK, MAX_ERROR_WORK, MAX_HOST_CHECK_WORK, MAX_HOST_ERROR_WORK, MAX_PATTERN_BYTES,
+    HOST_CHECK_BYTES, HOST_CHECK_WORK, MAX_CHECK_WORK, MAX_ERROR_WORK, MAX_PATTERN_BYTES,
     MAX_PATTERN_COST, MAX_SCHEMA_DEPTH, MAX_SCHEMA_VALUES, MAX_SCHEMA_WORK,
 };
 
@@ -48,7 +48,7 @@ fn forty_dependent_schemas_pairs_are_not_checked() {
     let catalog = catalog(schema);
     let entry = catalog.exact("openclaw:core:t").unwrap();
     assert!(InputValidators::default()
-        .check(entry, r#"{"a":1,"b":1}"#, Site::Worker)
+        .check(entry, r#"{"a":1,"b":1}"#)
         .is_ok());
 }
 
@@ -190,12 +190,8 @@ fn three_thousand_unicode_patterns_are_not_compiled() {
     let catalog = catalog(schema);
     let entry = catalog.exact("openclaw:core:t").unwrap();
     let validators = InputValidators::default();
-    assert!(validators
-        .check(entry, r#"{"p3":"Жx3"}"#, Site::Worker)
-        .is_ok());
-    assert!(validators
-        .check(entry, r#"{"p3":"Ж 3"}"#, Site::Worker)
-        .is_err());
+    assert!(validators.check(entry, r#"{"p3":"Жx3"}"#).is_ok());
+    assert!(validators.check(entry, r#"{"p3":"Ж 3"}"#).is_err());
 }
 
 #[test]
@@ -250,6 +246,10 @@ fn catalog(schema: Value) -> Catalog {
     }])
 }
 
+fn catalog_without_schema() -> Catalog {
+    Catalog::build(&[core("t")])
+}
+
 /// A schema whose check costs `per_value` units a value (nothing a byte)
 /// and refuses any array: `type` and `required` names make its weight.
 fn priced(per_value: u64) -> Value {
@@ -263,11 +263,9 @@ fn zeros(values: u64) -> String {
 }
 
 #[test]
-fn the_check_budgets_hold_at_n_and_fail_at_n_plus_one() {
-    for (site, budget) in [
-        (Site::Worker, MAX_CHECK_WORK),
-        (Site::NodeThread, MAX_HOST_CHECK_WORK),
-    ] {
+fn the_check_budget_holds_at_n_and_fails_at_n_plus_one() {
+    {
+        let budget = MAX_CHECK_WORK;
         let per_value = 2048;
         let schema = priced(per_value);
         let patterns = screen::screen(&schema).unwrap();
@@ -284,17 +282,15 @@ fn the_check_budgets_hold_at_n_and_fail_at_n_plus_one() {
         let validators = InputValidators::default();
         validators.prepare(entry);
         let values = budget / per_value;
-        assert!(validators.check(entry, &zeros(values), site).is_err());
-        assert!(validators.check(entry, &zeros(values + 1), site).is_ok());
+        assert!(validators.check(entry, &zeros(values)).is_err());
+        assert!(validators.check(entry, &zeros(values + 1)).is_ok());
     }
 }
 
 #[test]
-fn the_error_budgets_hold_at_n_and_fail_at_n_plus_one() {
-    for (site, budget) in [
-        (Site::Worker, MAX_ERROR_WORK),
-        (Site::NodeThread, MAX_HOST_ERROR_WORK),
-    ] {
+fn the_error_budget_holds_at_n_and_fails_at_n_plus_one() {
+    {
+        let budget = MAX_ERROR_WORK;
         // Finding an error costs twice a check (`is_valid`, then the
         // error), per value.
         let per_value = 256;
@@ -303,14 +299,12 @@ fn the_error_budgets_hold_at_n_and_fail_at_n_plus_one() {
         let validators = InputValidators::default();
         validators.prepare(entry);
         let values = budget / (2 * per_value);
-        let located = validators.check(entry, &zeros(values), site).unwrap_err();
+        let located = validators.check(entry, &zeros(values)).unwrap_err();
         assert_eq!(
             invalid_input("t", &located, "H"),
             format!("Invalid input for t: input: expected object, got an array of {} items; and maybe more (the input is too large to list them all). H", values - 1)
         );
-        let unlocated = validators
-            .check(entry, &zeros(values + 1), site)
-            .unwrap_err();
+        let unlocated = validators.check(entry, &zeros(values + 1)).unwrap_err();
         assert_eq!(
             invalid_input("t", &unlocated, "H"),
             "Invalid input for t: input: does not match the schema (finding where would cost more than one check may). H"
@@ -319,13 +313,31 @@ fn the_error_budgets_hold_at_n_and_fail_at_n_plus_one() {
 }
 
 #[test]
-fn the_node_thread_never_compiles() {
-    let catalog = catalog(json!({"type": "object"}));
-    let entry = catalog.exact("openclaw:core:t").unwrap();
+fn the_node_thread_checks_only_what_is_compiled_and_costs_at_most_host_check_work() {
+    // Not compiled yet: never cheap (the Node thread compiles nothing).
+    let plain = catalog(json!({"type": "object"}));
+    let entry = plain.exact("openclaw:core:t").unwrap();
     let validators = InputValidators::default();
-    assert!(validators.check(entry, "[]", Site::NodeThread).is_ok());
+    assert!(!validators.cheap(entry, 2));
     validators.prepare(entry);
-    assert!(validators.check(entry, "[]", Site::NodeThread).is_err());
+    assert!(validators.cheap(entry, 2));
+    assert!(validators.cheap(entry, HOST_CHECK_BYTES));
+    assert!(!validators.cheap(entry, HOST_CHECK_BYTES + 1));
+    // A schema whose check of `n` bytes is bounded by HOST_CHECK_WORK at n
+    // and not at n + 1 (finding the problems costs twice a check).
+    let per_value = 64;
+    let weighed = catalog(priced(per_value));
+    let entry = weighed.exact("openclaw:core:t").unwrap();
+    let validators = InputValidators::default();
+    validators.prepare(entry);
+    let bytes = (HOST_CHECK_WORK / (2 * per_value)) as usize;
+    assert!(bytes < HOST_CHECK_BYTES);
+    assert!(validators.cheap(entry, bytes));
+    assert!(!validators.cheap(entry, bytes + 1));
+    // No schema: nothing to check, always cheap.
+    let bare = catalog_without_schema();
+    let entry = bare.exact("openclaw:core:t").unwrap();
+    assert!(InputValidators::default().cheap(entry, usize::MAX));
 }
 
 #[test]
@@ -340,7 +352,7 @@ fn a_refused_schema_is_reported_with_its_reason() {
     }]);
     let entry = catalog.exact("openclaw:core:chained").unwrap();
     assert!(InputValidators::default()
-        .check(entry, r#"{"a":1,"b":1}"#, Site::Worker)
+        .check(entry, r#"{"a":1,"b":1}"#)
         .is_ok());
     assert!(schema_problems().iter().any(|p| p
         == "tool chained (openclaw:core:chained): its input schema is not checked: its alternatives multiply past what one check may cost; its inputs are not validated."));
@@ -386,10 +398,8 @@ fn a_pattern_s_length_is_charged_a_unit_per_32_bytes_and_once_per_control_escape
     let catalog = catalog(control);
     let entry = catalog.exact("openclaw:core:t").unwrap();
     let validators = InputValidators::default();
-    assert!(validators
-        .check(entry, "\"a\\u0001\"", Site::Worker)
-        .is_ok());
-    assert!(validators.check(entry, "\"ab\"", Site::Worker).is_err());
+    assert!(validators.check(entry, "\"a\\u0001\"").is_ok());
+    assert!(validators.check(entry, "\"ab\"").is_err());
 }
 
 #[test]

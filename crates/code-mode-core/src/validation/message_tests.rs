@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::message::{edit_distance, near_miss};
-use super::{invalid_input, InputValidators, Problem, Rejection, Site};
+use super::{invalid_input, InputValidators, Problem, Rejection};
 use crate::catalog::testing::core;
 use crate::catalog::{Catalog, ToolSpec};
 
@@ -15,9 +15,7 @@ fn rejection(schema: Value, input: &str) -> Rejection {
         ..core("t")
     }]);
     let entry = catalog.exact("openclaw:core:t").unwrap();
-    InputValidators::default()
-        .check(entry, input, Site::Worker)
-        .unwrap_err()
+    InputValidators::default().check(entry, input).unwrap_err()
 }
 
 /// The problems of `input` under `{"type": "object", "properties": {"v": v}}`.

@@ -10,9 +10,10 @@
 //! turns validation off for that tool only, and says so in
 //! [`schema_problems`].
 //!
-//! The crate has no step hook, and a check runs on a worker or (a plugin
-//! namespace call's) on the Node thread, so what a cell can make it cost is
-//! bounded before it starts. Compiling: [`screen`] reads the schema once and
+//! The crate has no step hook, and a check runs on a worker (a plugin
+//! namespace call's on the runtime's checker thread, or on the Node thread
+//! when [`InputValidators::cheap`] says so), so what a cell can make it
+//! cost is bounded before it starts. Compiling: [`screen`] reads the schema once and
 //! refuses one too large, too deep, with costly patterns or with identifiers
 //! that make `$ref`s depend on the path. Checking: [`analysis`] bounds what
 //! one check costs per input value and byte, and refuses a schema whose
@@ -47,49 +48,13 @@ use serde_json::Value;
 
 use crate::catalog::CatalogEntry;
 use crate::limits::{
-    MAX_CHECK_WORK, MAX_ERROR_WORK, MAX_HOST_CHECKED_INPUT_BYTES, MAX_HOST_CHECK_WORK,
-    MAX_HOST_ERROR_WORK, MAX_HOST_LISTED_INPUT_BYTES, MAX_LISTED_INPUT_BYTES,
+    HOST_CHECK_BYTES, HOST_CHECK_WORK, MAX_CHECK_WORK, MAX_ERROR_WORK, MAX_LISTED_INPUT_BYTES,
     MAX_PATTERN_NFA_BYTES, MAX_SCHEMA_PROBLEMS,
 };
 
 pub use self::message::{invalid_input, Problem};
 
 pub use self::analysis::{Bound, Work};
-
-/// Where a check runs, which sets what it may cost.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Site {
-    /// A worker, inside the cell's leg: the schema is compiled there on
-    /// first use; every problem is listed for an input up to
-    /// `MAX_LISTED_INPUT_BYTES`.
-    Worker,
-    /// The Node thread (a plugin namespace call's mapped input): nothing is
-    /// compiled there (the worker compiled the schema when it dispatched the
-    /// call, [`InputValidators::prepare`]); inputs up to
-    /// `MAX_HOST_CHECKED_INPUT_BYTES`, every problem listed up to
-    /// `MAX_HOST_LISTED_INPUT_BYTES`; smaller budgets.
-    NodeThread,
-}
-
-impl Site {
-    /// The most units ([`analysis`]) telling whether one input is valid may
-    /// cost here; an input whose bound is over it goes out unchecked.
-    pub fn check_budget(self) -> u64 {
-        match self {
-            Site::Worker => MAX_CHECK_WORK,
-            Site::NodeThread => MAX_HOST_CHECK_WORK,
-        }
-    }
-
-    /// The most units finding the problems of one invalid input may cost
-    /// here; past it, the input is refused without saying where.
-    pub fn error_budget(self) -> u64 {
-        match self {
-            Site::Worker => MAX_ERROR_WORK,
-            Site::NodeThread => MAX_HOST_ERROR_WORK,
-        }
-    }
-}
 
 /// A tool's compiled schema, or why it has none.
 enum Compiled {
@@ -122,31 +87,20 @@ pub struct Rejection {
 }
 
 impl InputValidators {
-    /// Checks `input` (JSON text) against the schema of `entry`, within the
-    /// bounds of `site`.
-    pub fn check(&self, entry: &CatalogEntry, input: &str, site: Site) -> Result<(), Rejection> {
+    /// Checks `input` (JSON text) against the schema of `entry`, compiling
+    /// it on first use.
+    pub fn check(&self, entry: &CatalogEntry, input: &str) -> Result<(), Rejection> {
         if !entry.has_parameters {
             return Ok(());
         }
-        let (compiled, list_up_to) = match site {
-            Site::Worker => (self.compiled(entry), MAX_LISTED_INPUT_BYTES),
-            Site::NodeThread => {
-                if input.len() > MAX_HOST_CHECKED_INPUT_BYTES {
-                    return Ok(());
-                }
-                let Some(compiled) = self.by_id.lock().get(&entry.id).cloned() else {
-                    return Ok(());
-                };
-                (compiled, MAX_HOST_LISTED_INPUT_BYTES)
-            }
-        };
+        let compiled = self.compiled(entry);
         let Compiled::Checked(validator, bound) = compiled.as_ref() else {
             return Ok(());
         };
         // A text's values and keys are at most its bytes: an input whose
         // bound is over the budget even so is not read at all.
         let bytes = input.len() as u64;
-        if bound.valid.of(0, bytes) > site.check_budget() {
+        if bound.valid.of(0, bytes) > MAX_CHECK_WORK {
             return Ok(());
         }
         // Inputs nest as deep as the bridge allows (1000 levels), deeper than
@@ -162,14 +116,14 @@ impl InputValidators {
                 partial: false,
             })?;
             let values = values(&instance);
-            if bound.valid.of(values, bytes) > site.check_budget() {
+            if bound.valid.of(values, bytes) > MAX_CHECK_WORK {
                 return Ok(());
             }
             if validator.is_valid(&instance) {
                 return Ok(());
             }
             // Invalid. Where, when finding it stays within its budget.
-            if bound.errors.of(values, bytes) > site.error_budget() {
+            if bound.errors.of(values, bytes) > MAX_ERROR_WORK {
                 return Err(Rejection {
                     problems: vec![Problem {
                         location: "input".to_owned(),
@@ -183,13 +137,43 @@ impl InputValidators {
                 validator,
                 &instance,
                 entry.parameters.value(),
-                input.len() <= list_up_to,
+                input.len() <= MAX_LISTED_INPUT_BYTES,
             ))
         })
     }
 
+    /// Whether checking an input of `bytes` bytes against the schema of
+    /// `entry` is known to cost little enough for the Node thread: at most
+    /// [`HOST_CHECK_BYTES`], and a check (finding the problems included)
+    /// bounded by [`HOST_CHECK_WORK`]. False while the schema is not
+    /// compiled: nothing is compiled here.
+    pub fn cheap(&self, entry: &CatalogEntry, bytes: usize) -> bool {
+        if !entry.has_parameters {
+            return true;
+        }
+        if bytes > HOST_CHECK_BYTES {
+            return false;
+        }
+        let Some(compiled) = self.by_id.lock().get(&entry.id).cloned() else {
+            return false;
+        };
+        match compiled.as_ref() {
+            Compiled::Unchecked => true,
+            // A text's values and keys are at most its bytes.
+            Compiled::Checked(_, bound) => {
+                let bytes = bytes as u64;
+                bound
+                    .valid
+                    .of(bytes, bytes)
+                    .max(bound.errors.of(bytes, bytes))
+                    <= HOST_CHECK_WORK
+            }
+        }
+    }
+
     /// Compiles the schema of `entry` now, if it has one and it is not yet:
-    /// on a worker, for a call the Node thread will check.
+    /// on a worker, for a call whose input the host makes and checks later
+    /// (a namespace call's), so that [`InputValidators::cheap`] knows its cost.
     pub fn prepare(&self, entry: &CatalogEntry) {
         if entry.has_parameters {
             self.compiled(entry);

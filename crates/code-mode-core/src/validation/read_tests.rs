@@ -5,10 +5,9 @@
 
 use serde_json::{json, Value};
 
-use super::{nullable_as_null, well_formed, InputValidators, Site};
+use super::{nullable_as_null, well_formed, InputValidators};
 use crate::catalog::testing::core;
 use crate::catalog::{Catalog, ToolSpec};
-use crate::limits::MAX_HOST_CHECKED_INPUT_BYTES;
 
 fn catalog(schema: Value) -> Catalog {
     Catalog::build(&[ToolSpec {
@@ -124,21 +123,15 @@ fn nullable_is_read_down_to_depth_255() {
 }
 
 #[test]
-fn the_node_thread_checks_inputs_up_to_max_host_checked_input_bytes() {
+fn a_large_input_is_checked_whole() {
+    // The Node thread once checked a namespace call's mapped input only up
+    // to 256 KiB; every input is now checked by the same rule.
     let catalog = catalog(json!({"type": "object", "properties": {"a": {"type": "string"}}}));
     let entry = catalog.exact("openclaw:core:t").unwrap();
     let validators = InputValidators::default();
     // `{"a":1,"pad":"…"}` is 16 bytes around the padding.
-    let input = |bytes: usize| format!(r#"{{"a":1,"pad":"{}"}}"#, "x".repeat(bytes - 16));
-    let at = input(MAX_HOST_CHECKED_INPUT_BYTES);
-    let past = input(MAX_HOST_CHECKED_INPUT_BYTES + 1);
-    assert_eq!(at.len(), MAX_HOST_CHECKED_INPUT_BYTES);
-    // Nothing is compiled on the Node thread: unchecked until a worker has.
-    assert!(validators.check(entry, &at, Site::NodeThread).is_ok());
-    validators.prepare(entry);
-    assert!(validators.check(entry, &at, Site::NodeThread).is_err());
-    assert!(validators.check(entry, &past, Site::NodeThread).is_ok());
-    assert!(validators.check(entry, &past, Site::Worker).is_err());
+    let input = format!(r#"{{"a":1,"pad":"{}"}}"#, "x".repeat(1024 * 1024));
+    assert!(validators.check(entry, &input).is_err());
 }
 
 /// Runs `f` on a thread whose stack is nearly used up: what it needs past
@@ -163,8 +156,8 @@ fn checking_a_deep_input_grows_the_stack_it_needs() {
         let deep = format!("{}1{}", "[".repeat(3000), "]".repeat(3000));
         let valid = format!(r#"{{"a":"s","deep":{deep}}}"#);
         let invalid = format!(r#"{{"a":1,"deep":{deep}}}"#);
-        assert!(validators.check(entry, &valid, Site::Worker).is_ok());
-        let rejection = validators.check(entry, &invalid, Site::Worker).unwrap_err();
+        assert!(validators.check(entry, &valid).is_ok());
+        let rejection = validators.check(entry, &invalid).unwrap_err();
         assert_eq!(rejection.problems[0].location, "input.a");
     });
 }
@@ -186,7 +179,7 @@ fn a_schema_twelve_properties_deep_compiles_and_names_the_deepest_place() {
     let catalog = catalog(schema);
     let entry = catalog.exact("openclaw:core:t").unwrap();
     let rejection = InputValidators::default()
-        .check(entry, &input.to_string(), Site::Worker)
+        .check(entry, &input.to_string())
         .unwrap_err();
     assert_eq!(
         rejection.problems[0].location,
@@ -207,10 +200,8 @@ fn formats_are_annotations_and_draft_7_schemas_too() {
     let entry = catalog.exact("openclaw:core:t").unwrap();
     let validators = InputValidators::default();
     assert!(validators
-        .check(entry, r#"{"mail":"not a mail","at":"noon"}"#, Site::Worker)
+        .check(entry, r#"{"mail":"not a mail","at":"noon"}"#)
         .is_ok());
-    assert!(validators
-        .check(entry, r#"{"mail":1}"#, Site::Worker)
-        .is_err());
+    assert!(validators.check(entry, r#"{"mail":1}"#).is_err());
     assert_eq!(format!("{validators:?}"), "InputValidators { .. }");
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::{invalid_input, InputValidators, Rejection, Site};
+use super::{invalid_input, InputValidators, Rejection};
 use crate::catalog::testing::core;
 use crate::catalog::{Catalog, ToolSpec};
 
@@ -16,7 +16,7 @@ fn catalog(schema: Value) -> Catalog {
 fn check(schema: Value, input: Value) -> Result<(), Rejection> {
     let catalog = catalog(schema);
     let entry = catalog.exact("openclaw:core:read_file").unwrap();
-    InputValidators::default().check(entry, &input.to_string(), Site::Worker)
+    InputValidators::default().check(entry, &input.to_string())
 }
 
 fn message(schema: Value, input: Value) -> String {
@@ -42,9 +42,7 @@ fn a_valid_input_passes_and_a_schemaless_tool_is_not_checked() {
     assert!(check(file_schema(), json!({"path": "a", "lines": [{"from": 2}]})).is_ok());
     let catalog = Catalog::build(&[core("free")]);
     let entry = catalog.exact("openclaw:core:free").unwrap();
-    assert!(InputValidators::default()
-        .check(entry, "[1,2]", Site::Worker)
-        .is_ok());
+    assert!(InputValidators::default().check(entry, "[1,2]").is_ok());
 }
 
 #[test]
@@ -159,12 +157,10 @@ fn a_lone_surrogate_does_not_skip_the_check() {
     let catalog = catalog(file_schema());
     let entry = catalog.exact("openclaw:core:read_file").unwrap();
     let input = r#"{"path":42,"mode":"\ud800x\udc00"}"#;
-    let rejection = InputValidators::default()
-        .check(entry, input, Site::Worker)
-        .unwrap_err();
+    let rejection = InputValidators::default().check(entry, input).unwrap_err();
     assert_eq!(rejection.problems[0].location, "input.path");
     assert!(InputValidators::default()
-        .check(entry, r#"{"path":"\ud83d\ude00"}"#, Site::Worker)
+        .check(entry, r#"{"path":"\ud83d\ude00"}"#)
         .is_ok());
 }
 
@@ -209,9 +205,8 @@ fn schemas_whose_cost_the_input_could_choose_are_not_checked() {
 
 #[test]
 fn every_problem_is_listed_up_to_the_listed_input_bytes_and_only_the_first_past_them() {
-    use crate::limits::{MAX_HOST_LISTED_INPUT_BYTES, MAX_LISTED_INPUT_BYTES};
+    use crate::limits::MAX_LISTED_INPUT_BYTES;
     assert_eq!(MAX_LISTED_INPUT_BYTES, 8 * 1024);
-    assert_eq!(MAX_HOST_LISTED_INPUT_BYTES, 1024);
     let schema = json!({
         "type": "object",
         "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "pad": {"type": "string"}}
@@ -221,27 +216,11 @@ fn every_problem_is_listed_up_to_the_listed_input_bytes_and_only_the_first_past_
     let validators = InputValidators::default();
     // `{"a":1,"b":2,"pad":"…"}` is 22 bytes around the padding: two problems.
     let input = |bytes: usize| format!(r#"{{"a":1,"b":2,"pad":"{}"}}"#, "x".repeat(bytes - 22));
-    let listed = |input: &str, site: Site| {
-        let rejection = validators.check(entry, input, site).unwrap_err();
+    let listed = |input: &str| {
+        let rejection = validators.check(entry, input).unwrap_err();
         (rejection.problems.len() + rejection.more, rejection.partial)
     };
     assert_eq!(input(MAX_LISTED_INPUT_BYTES).len(), MAX_LISTED_INPUT_BYTES);
-    assert_eq!(
-        listed(&input(MAX_LISTED_INPUT_BYTES), Site::Worker),
-        (2, false)
-    );
-    assert_eq!(
-        listed(&input(MAX_LISTED_INPUT_BYTES + 1), Site::Worker),
-        (1, true)
-    );
-    // On the Node thread (compiled on a worker first).
-    validators.prepare(entry);
-    assert_eq!(
-        listed(&input(MAX_HOST_LISTED_INPUT_BYTES), Site::NodeThread),
-        (2, false)
-    );
-    assert_eq!(
-        listed(&input(MAX_HOST_LISTED_INPUT_BYTES + 1), Site::NodeThread),
-        (1, true)
-    );
+    assert_eq!(listed(&input(MAX_LISTED_INPUT_BYTES)), (2, false));
+    assert_eq!(listed(&input(MAX_LISTED_INPUT_BYTES + 1)), (1, true));
 }

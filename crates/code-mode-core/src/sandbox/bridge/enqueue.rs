@@ -17,7 +17,6 @@ use crate::sandbox::js::terminate;
 use crate::sandbox::json::{to_json, ConvertError, Depth};
 use crate::sandbox::state::SharedState;
 use crate::sandbox::toolbox::Toolbox;
-use crate::validation::Site;
 
 /// One nested call as the guest made it.
 pub(super) struct Call<'a, 'js> {
@@ -162,9 +161,10 @@ pub(super) fn enqueue<'js>(
             }
     );
     let rejection = match checked {
-        true => toolbox.check_input(entry, &input, Site::Worker, || callee.describe(entry)),
+        true => toolbox.check_input(entry, &input, || callee.describe(entry)),
         false => {
-            // Compiled here, so that the Node thread only checks.
+            // Compiled here, so that the host knows what checking its
+            // mapped input costs.
             if matches!(callee, Callee::Namespace) {
                 toolbox.prepare_check(entry);
             }
