@@ -79,15 +79,19 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     settledPayloads.length = 0
   }
 
-  // While calls flow, keep this thread from sleeping for HOT_MS after the last
-  // activity: the event loop keeps turning (and serving I/O); it only skips
-  // the sleep whose wake-up would cost tens of microseconds per call. Each
-  // turn takes what the workers sent (poll(true)): while this thread polls,
-  // they do not wake it. poll(false) ends the polling and takes what raced
-  // with the end. poll(true) answers false when polling does not pay (other
-  // work wants the cores: nested-calls.md); it has then ended the polling
-  // itself, and no turn is kept hot for COLD_MS, so that a busy machine pays
-  // no setImmediate turn per call.
+  // Keep-hot turns: the hand-off policy's executor on this thread. The
+  // policy, and why, is Rust's (crates/code-mode-core/src/runs/hand_off/,
+  // docs/scheduling.md "Hand-offs"); this block only schedules the turns it
+  // asks for. While calls flow it wants the thread kept from sleeping for
+  // HOT_MS after the last activity: the event loop keeps turning (and
+  // serving I/O); it only skips the sleep whose wake-up would cost tens of
+  // microseconds per call. Each turn calls poll(true) (`hand_off::host_poll`),
+  // which takes what the workers sent (while this thread polls, they do not
+  // wake it) and answers whether polling goes on: true, turn again while
+  // HOT_MS lasts, then poll(false), which ends the polling and takes what
+  // raced with the end; false (polling does not pay: other work wants the
+  // cores), the polling has ended already, and no turn is kept hot for
+  // COLD_MS, so that a busy machine pays no setImmediate turn per call.
   let hotUntil = 0
   let coldUntil = 0
   let hot = false

@@ -330,22 +330,18 @@ fn compile(
             partial.append(&text, max);
             Ok(())
         })?;
-    // host.js's keep-hot turns: say where this thread runs, yield the turn
-    // while a worker waiting for it shares its core (that worker then runs
-    // and steps aside: `runs::host_turn`), and handle what the workers sent,
-    // saying whether this thread keeps polling, which it answers to
-    // host.js. It does not yield otherwise: a thread that yields to a thread
-    // computing on its core gets the core back only when that one's time
-    // slice ends. On a busy machine (`runs::hand_offs_block`) it stops
-    // polling: the worker waiting for it runs on its core when it sleeps.
+    // host.js's keep-hot turns: carries out the hand-off policy's decision
+    // for this thread (`runs::hand_off::host_poll`, which holds the why):
+    // yield first if told, handle what the workers sent, and tell the
+    // channel and host.js whether this thread keeps polling.
     let poll = env.create_function_from_closure::<(), bool, _>("codeModePoll", move |ctx| {
         let wants_polling: bool = ctx.get(0)?;
-        let keep_polling = wants_polling && !code_mode_core::runs::hand_offs_block();
-        if keep_polling && code_mode_core::runs::host_turn() {
+        let turn = code_mode_core::runs::hand_off::host_poll(wants_polling);
+        if turn.yield_first {
             std::thread::yield_now();
         }
-        poller.poll(ctx.env, keep_polling);
-        Ok(keep_polling)
+        poller.poll(ctx.env, turn.keep_polling);
+        Ok(turn.keep_polling)
     })?;
     let check_input = input_checker(env, inputs_of_mapped.clone())?;
     // A namespace call's mapped input, written over several turns: its text

@@ -2,12 +2,15 @@
 //! workers, in one place. Unlike the bounds of [`crate::limits`], none of
 //! them protects the host: they trade a little CPU for latency, and any
 //! positive value gives the same results at another cost.
-//! `docs/scheduling.md` says how they are used; `docs/limits.md` lists them
-//! (a test keeps both lists in step with this file).
+//! The hand-off policy that applies them is [`crate::runs::hand_off`] (the
+//! Node thread's windows are carried out by `src-js/host.js`);
+//! `docs/scheduling.md` ("Hand-offs") says which decision uses which;
+//! `docs/limits.md` lists them (a test keeps that list in step with this
+//! file).
 
 use std::time::Duration;
 
-// --- The Node thread (src-js/host.js, src-js/prepare.js) ---
+// --- The Node thread (src-js/host.js's keep-hot turns, src-js/prepare.js) ---
 
 /// How long the Node thread stays awake after nested-call activity, in
 /// milliseconds: waking an idle thread costs tens of microseconds on small
@@ -29,7 +32,7 @@ pub const TOOLS_FIRST_SLICE: u32 = 64;
 /// The most tools one slice of the streamed catalog writes.
 pub const TOOLS_MAX_SLICE: u32 = 1024;
 
-// --- The workers (runs/worker/) ---
+// --- The workers and the host's core (runs/hand_off/, carried out by runs/worker/thread.rs) ---
 
 /// How long a worker waiting for the host polls before it sleeps, while
 /// answers come quickly: a settlement usually arrives within microseconds,
@@ -37,9 +40,9 @@ pub const TOOLS_MAX_SLICE: u32 = 1024;
 /// machines, hundreds when its core had gone idle. The window rides out the
 /// Node thread's usual pauses (a young-generation collection, other work of
 /// the gateway). While it polls, the worker stays off the Node thread's core
-/// (`Presence::step_aside`): a worker and the JavaScript thread on one core
-/// each waited out the other's polling, about 300 µs per nested call, for
-/// stretches of hundreds of execs.
+/// (`Presence::step_aside`, `runs/hand_off/cpus.rs`): a worker and the
+/// JavaScript thread on one core each waited out the other's polling, about
+/// 300 µs per nested call, for stretches of hundreds of execs.
 pub const WORKER_SPIN: Duration = Duration::from_micros(1000);
 
 /// How long a worker that just ran a job polls for the next before it

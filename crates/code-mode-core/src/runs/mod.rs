@@ -1,9 +1,12 @@
 //! The exec engine: hands runs to the workers, enforces the budget, parks and
 //! resumes runs, and turns every outcome (including a Rust panic) into a
-//! result. `ARCHITECTURE.md` traces a cell through these modules.
+//! result. `ARCHITECTURE.md` traces a cell through these modules. When the
+//! threads that hand nested calls to each other poll, sleep, yield or step
+//! aside is decided by [`hand_off`] alone.
 
 mod agent_run;
 mod gate;
+pub mod hand_off;
 pub mod host;
 mod leg;
 #[cfg(test)]
@@ -25,7 +28,7 @@ pub use self::gate::Gate;
 pub use self::leg::Done;
 pub use self::request::{ExecRequest, WaitRequest};
 pub use self::store::Refusal;
-pub use self::worker::{abandoned_workers, answered_in_queue, hand_offs_block, host_turn};
+pub use self::worker::{abandoned_workers, answered_in_queue};
 #[cfg(feature = "test-hooks")]
 pub use crate::sandbox::fault;
 pub use crate::sandbox::{guest_globals, retired_vms, Control, Stop, Toolbox};

@@ -27,14 +27,9 @@
 //! is answered by the watchdog, not by a worker: so every exec and wait gets
 //! its answer even when every worker of the pool is stuck ([`lapse`]).
 
-mod contention;
-mod cpus;
 mod fair;
 mod thread;
 mod watchdog;
-
-pub use contention::hand_offs_block;
-pub use cpus::host_turn;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -3,82 +3,12 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use super::contention::{hand_offs_block, observe};
-use super::cpus::Presence;
 use super::{Pool, Slot};
+use crate::runs::hand_off::{Idle, WorkerSide};
 use crate::runs::host::Waker;
 use crate::runs::run::{refill_spare, Disposition, Job, Run, Step};
-use crate::tuning::{WORKER_NEXT_JOB_SPIN, WORKER_SPIN, WORKER_SPIN_AFTER_SLOW};
-
-/// How long this worker polls before it sleeps: [`WORKER_SPIN`] while answers come
-/// within it, [`WORKER_SPIN_AFTER_SLOW`] after one that did not.
-#[derive(Default)]
-struct Pace {
-    slow: std::cell::Cell<bool>,
-}
-
-impl Pace {
-    fn window(&self) -> Duration {
-        if self.slow.get() {
-            WORKER_SPIN_AFTER_SLOW
-        } else {
-            WORKER_SPIN
-        }
-    }
-
-    /// Records how long the worker waited for news since it began polling.
-    fn waited(&self, wait: Duration) {
-        self.slow.set(wait > WORKER_SPIN);
-    }
-}
-
-/// How a worker polls its intake.
-#[derive(Clone, Copy, PartialEq)]
-enum Polling {
-    /// For a settlement: counted as waiting for the host, off its core.
-    Settlement,
-    /// For a next job, with nothing else to do: it yields the core on every
-    /// poll, so that a thread that shares it (the Node thread about to send
-    /// that job) is never held up by it.
-    NextJob,
-}
-
-/// Polls the intake for up to `window`, unless the machine is busy
-/// ([`hand_offs_block`]: the worker then sleeps at once, and the thread it
-/// waits for gets the core).
-fn poll_briefly(slot: &Slot, presence: &Presence, window: Duration, polling: Polling) {
-    if polling == Polling::Settlement {
-        observe();
-    }
-    if hand_offs_block() {
-        return;
-    }
-    if polling == Polling::NextJob {
-        let until = Instant::now() + window;
-        while Instant::now() < until && !has_news(slot) {
-            std::thread::yield_now();
-        }
-        return;
-    }
-    presence.wait_begin();
-    let until = Instant::now() + window;
-    while Instant::now() < until {
-        if has_news(slot) {
-            break;
-        }
-        // Never on the host's core: the thread that will answer would wait
-        // for this spin to end. No yield either: a thread that yields to
-        // one computing on its core (a collector's helper, another process)
-        // gets the core back only when that one's time slice ends.
-        presence.step_aside();
-        for _ in 0..32 {
-            std::hint::spin_loop();
-        }
-    }
-    presence.wait_end();
-}
 
 /// Whether the worker was woken or handed a job.
 fn has_news(slot: &Slot) -> bool {
@@ -112,18 +42,12 @@ impl Worker {
                 }
             })
         };
-        // Where it runs, for the host's polling (`cpus.rs`), and how long it
-        // polls for settlements.
-        let presence = Presence::default();
-        let pace = Pace::default();
+        // Its part in the hand-offs (`runs/hand_off/`): where it runs, for
+        // the host's polling, and how long it polls for settlements.
+        let hand_off = WorkerSide::default();
         loop {
-            // While its runs await nested calls, never on the host's core.
-            // A worker that starts a job (an exec, a wait) does not move:
-            // the host waits for its answer and has no use for the core. On
-            // a busy machine it stays beside the host, taking turns.
-            if !hand_offs_block() && self.held().calls {
-                presence.step_aside();
-            }
+            // While its runs await nested calls, off the host's core.
+            hand_off.keep_off_host(|| self.held().calls);
             if self.slot.abandoned.load(Ordering::Acquire) {
                 self.leave();
                 return false;
@@ -173,26 +97,19 @@ impl Worker {
                 self.start(job, &waker);
                 continue;
             }
-            // Runs that await only timers need no polling: the worker
-            // sleeps until the earliest is due (at once when one is).
+            // Polls for news as the hand-off policy says, then sleeps until
+            // news or the earliest deadline or timer (at once when one is
+            // due).
             let held = self.held();
             let polled_at = Instant::now();
-            if held.wake_at.is_some_and(|at| at <= polled_at) {
-                // Due already: no polling, and `sleep` returns at once.
-            } else if held.calls {
-                poll_briefly(&self.slot, &presence, pace.window(), Polling::Settlement);
-            } else if worked {
-                poll_briefly(
-                    &self.slot,
-                    &presence,
-                    WORKER_NEXT_JOB_SPIN,
-                    Polling::NextJob,
-                );
-            }
+            let idle = Idle {
+                calls: held.calls,
+                due: held.wake_at.is_some_and(|at| at <= polled_at),
+                worked,
+            };
+            hand_off.before_sleep(&idle, || has_news(&self.slot));
             self.sleep();
-            if held.calls {
-                pace.waited(polled_at.elapsed());
-            }
+            hand_off.after_sleep(&idle, polled_at.elapsed());
             self.pool
                 .queue
                 .lock()

@@ -94,7 +94,7 @@ fn parse_setting(value: Option<&str>) -> Setting {
 
 /// Whether hand-offs block now (other work wants the cores, or
 /// `CODE_MODE_HAND_OFFS=block`).
-pub fn hand_offs_block() -> bool {
+pub(super) fn hand_offs_block() -> bool {
     match setting() {
         Setting::Measured => BLOCKING.load(Ordering::Relaxed),
         Setting::Poll => false,

@@ -70,7 +70,7 @@ fn current_cpu() -> Option<usize> {
 /// Called by the host's thread on each polling turn: records its core, and
 /// says whether a worker waiting for it shares that core (the host then
 /// yields the turn).
-pub fn host_turn() -> bool {
+pub(super) fn host_turn() -> bool {
     let Some(cpu) = current_cpu() else {
         return false;
     };
