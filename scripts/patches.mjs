@@ -53,7 +53,7 @@ const CRATES = {
   'rquickjs-sys': {
     dir: 'vendor/rquickjs-sys',
     root: 'quickjs',
-    holds: 'applied',
+    holds: 'pristine',
     local: [],
     // The files taken from a newer published crate: those of the manifest.
     upstreamDir: 'quickjs',
