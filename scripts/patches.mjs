@@ -58,6 +58,15 @@ const CRATES = {
     // The files taken from a newer published crate: those of the manifest.
     upstreamDir: 'quickjs',
   },
+  swc_ecma_parser: {
+    dir: 'vendor/swc_ecma_parser',
+    root: '.',
+    holds: 'applied',
+    local: ['PATCHES.md', 'patches/', '.gitattributes'],
+    // A newer crate's Cargo.toml, src/ and examples/ are taken.
+    upstreamDir: '.',
+    upstreamKeep: ['Cargo.toml', 'src/', 'examples/'],
+  },
 }
 
 class PatchError extends Error {}
@@ -83,9 +92,11 @@ function readTree(dir, skip = []) {
   return out
 }
 
+/** Writes `files` under `dir`, leaving alone those that already hold the text (no rebuild). */
 function writeTree(dir, files) {
   for (const [rel, text] of files) {
     const path = join(dir, ...rel.split('/'))
+    if (existsSync(path) && readFileSync(path, 'utf8') === text) continue
     mkdirSync(dirname(path), { recursive: true })
     writeFileSync(path, text)
   }
@@ -519,7 +530,8 @@ function slug(subject) {
 function pack(crate, dir) {
   const tags = git(dir, 'tag', '--list').split('\n')
   const base = tags.includes('pristine-new') ? 'pristine-new' : 'pristine'
-  if (git(dir, 'status', '--porcelain').trim()) throw new PatchError(`${dir}: uncommitted changes (or a rebase in progress)`)
+  const rebasing = ['rebase-merge', 'rebase-apply'].some((d) => existsSync(join(dir, git(dir, 'rev-parse', '--git-path', d).trim())))
+  if (rebasing || git(dir, 'status', '--porcelain').trim()) throw new PatchError(`${dir}: a rebase in progress or uncommitted changes`)
   const commits = git(dir, 'rev-list', '--reverse', '--no-merges', `${base}..HEAD`).split('\n').filter(Boolean)
   const out = commits.map((sha, k) => {
     const message = git(dir, 'log', '-1', '--format=%B', sha).trimEnd()
