@@ -1,9 +1,15 @@
 #![allow(clippy::uninlined_format_args)]
 use std::{
+    collections::BTreeMap,
     env, fs,
     path::{Path, PathBuf},
     process::{self},
 };
+
+// code-mode patch: the series in patches/ applied to the pristine sources
+// (PATCHES.md).
+#[path = "build/patches.rs"]
+mod patches;
 
 // WASI logic lifted from https://github.com/bytecodealliance/javy/blob/61616e1507d2bf896f46dc8d72687273438b58b2/crates/quickjs-wasm-sys/build.rs#L18
 
@@ -118,8 +124,10 @@ fn main() {
         println!("cargo:rerun-if-env-changed={}", feature_to_cargo(feature));
     }
     println!("cargo:rerun-if-env-changed=CARGO_CFG_SANITIZE");
-    // code-mode patch: rebuild when the (patched) C sources change.
+    // code-mode patch: rebuild when the pristine sources or the patch series
+    // change.
     println!("cargo:rerun-if-changed=quickjs");
+    println!("cargo:rerun-if-changed=patches");
 
     let src_dir = Path::new("quickjs");
 
@@ -226,9 +234,17 @@ fn main() {
         bindgen_cflags.push(flag);
     }
 
+    // code-mode patch: the pristine sources with patches/ applied in order,
+    // written to OUT_DIR (which is what is compiled).
+    let mut sources = BTreeMap::new();
     for file in source_files.iter().chain(header_files.iter()) {
-        fs::copy(src_dir.join(file), out_dir.join(file))
-            .expect("Unable to copy source; try 'git submodule update --init'");
+        let text = fs::read_to_string(src_dir.join(file))
+            .expect("Unable to read source; try 'git submodule update --init'");
+        sources.insert(file.to_string(), text.replace("\r\n", "\n"));
+    }
+    patches::apply_series(Path::new("patches"), &mut sources);
+    for (file, text) in &sources {
+        fs::write(out_dir.join(file), text).expect("Unable to write patched source");
     }
     fs::copy("quickjs.bind.h", out_dir.join("quickjs.bind.h")).expect("Unable to copy source");
 

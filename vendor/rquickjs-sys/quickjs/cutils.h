@@ -484,14 +484,14 @@ static inline int __dbuf_put_u64(DynBuf *s, uint64_t val);
 static inline int dbuf_putstr(DynBuf *s, const char *str);
 static inline int dbuf_putc(DynBuf *s, uint8_t val)
 {
-    if (unlikely((s->allocated_size - s->size) < 1 || s->error)) /* code-mode patch */
+    if (unlikely((s->allocated_size - s->size) < 1))
         return __dbuf_putc(s, val);
     s->buf[s->size++] = val;
     return 0;
 }
 static inline int dbuf_put_u16(DynBuf *s, uint16_t val)
 {
-    if (unlikely((s->allocated_size - s->size) < 2 || s->error)) /* code-mode patch */
+    if (unlikely((s->allocated_size - s->size) < 2))
         return __dbuf_put_u16(s, val);
     put_u16(s->buf + s->size, val);
     s->size += 2;
@@ -499,7 +499,7 @@ static inline int dbuf_put_u16(DynBuf *s, uint16_t val)
 }
 static inline int dbuf_put_u32(DynBuf *s, uint32_t val)
 {
-    if (unlikely((s->allocated_size - s->size) < 4 || s->error)) /* code-mode patch */
+    if (unlikely((s->allocated_size - s->size) < 4))
         return __dbuf_put_u32(s, val);
     put_u32(s->buf + s->size, val);
     s->size += 4;
@@ -507,7 +507,7 @@ static inline int dbuf_put_u32(DynBuf *s, uint32_t val)
 }
 static inline int dbuf_put_u64(DynBuf *s, uint64_t val)
 {
-    if (unlikely((s->allocated_size - s->size) < 8 || s->error)) /* code-mode patch */
+    if (unlikely((s->allocated_size - s->size) < 8))
         return __dbuf_put_u64(s, val);
     put_u64(s->buf + s->size, val);
     s->size += 8;
@@ -784,16 +784,10 @@ static inline void dbuf_init(DynBuf *s)
 }
 
 /* Try to allocate 'len' more bytes. return < 0 if error */
-/* code-mode patch: a buffer that once failed to grow (out of memory) takes
-   no more bytes, even where they would fit: what it holds is then always a
-   prefix of what was written, never a stream with bytes lost in its middle
-   that a later pass would decode out of step (or patch past its end). */
 static inline int dbuf_claim(DynBuf *s, size_t len)
 {
     size_t new_size, size, new_allocated_size;
     uint8_t *new_buf;
-    if (s->error) /* code-mode patch */
-        return -1;
     new_size = s->size + len;
     if (new_size < len)
         return -1; /* overflow */
@@ -818,7 +812,7 @@ static inline int dbuf_claim(DynBuf *s, size_t len)
 
 static inline int dbuf_put(DynBuf *s, const void *data, size_t len)
 {
-    if (unlikely((s->size + len) > s->allocated_size || s->error)) { /* code-mode patch */
+    if (unlikely((s->size + len) > s->allocated_size)) {
         if (dbuf_claim(s, len))
             return -1;
     }
@@ -831,7 +825,7 @@ static inline int dbuf_put(DynBuf *s, const void *data, size_t len)
 
 static inline int dbuf_put_self(DynBuf *s, size_t offset, size_t len)
 {
-    if (unlikely((s->size + len) > s->allocated_size || s->error)) { /* code-mode patch */
+    if (unlikely((s->size + len) > s->allocated_size)) {
         if (dbuf_claim(s, len))
             return -1;
     }
@@ -1448,11 +1442,7 @@ static inline void *med3(void *a, void *b, void *c, cmp_f cmp, void *opaque)
 }
 
 /* pointer based version with local stack and insertion sort threshhold */
-/* code-mode patch: the sort stops, leaving the array partly sorted, as soon
-   as *abort is set (by a comparator that saw an interrupt); abort may be
-   NULL. */
-static inline void rqsort_abortable(void *base, size_t nmemb, size_t size,
-                                    cmp_f cmp, void *opaque, const int *abort)
+static inline void rqsort(void *base, size_t nmemb, size_t size, cmp_f cmp, void *opaque)
 {
     struct { uint8_t *base; size_t count; int depth; } stack[50], *sp = stack;
     uint8_t *ptr, *pi, *pj, *plt, *pgt, *top, *m;
@@ -1492,11 +1482,7 @@ static inline void rqsort_abortable(void *base, size_t nmemb, size_t size,
             gt = nmemb;
             pj = pgt = top = ptr + nmemb * size;
             for (;;) {
-                if (abort && *abort)
-                    return;
                 while (pi < pj && (c = cmp(ptr, pi, opaque)) >= 0) {
-                    if (abort && *abort)
-                        return;
                     if (c == 0) {
                         swap(plt, pi, size);
                         lt++;
@@ -1506,8 +1492,6 @@ static inline void rqsort_abortable(void *base, size_t nmemb, size_t size,
                     pi += size;
                 }
                 while (pi < (pj -= size) && (c = cmp(ptr, pj, opaque)) <= 0) {
-                    if (abort && *abort)
-                        return;
                     if (c == 0) {
                         gt--;
                         pgt -= size;
@@ -1574,14 +1558,7 @@ static inline void rqsort_abortable(void *base, size_t nmemb, size_t size,
             for (pj = pi; pj > ptr && cmp(pj - size, pj, opaque) > 0; pj -= size)
                 swap(pj, pj - size, size);
         }
-        if (abort && *abort)
-            return;
     }
-}
-
-static inline void rqsort(void *base, size_t nmemb, size_t size, cmp_f cmp, void *opaque)
-{
-    rqsort_abortable(base, nmemb, size, cmp, opaque, NULL);
 }
 
 /*---- Portable time functions ----*/

@@ -877,19 +877,11 @@ static bool is_unicode_char(int c)
             (c == '_'));
 }
 
-/* code-mode patch: a failed addition (out of memory) is recorded and
-   ends the parse; it was ignored, and the half-updated range (an odd number
-   of points) compiled to bytecode that failed an assertion */
-typedef struct {
-    REStringList *sl;
-    bool error;
-} SeqPropState;
-
+/* XXX: memory error test */
 static void seq_prop_cb(void *opaque, const uint32_t *seq, int seq_len)
 {
-    SeqPropState *st = opaque;
-    if (!st->error && re_string_add(st->sl, seq_len, seq))
-        st->error = true;
+    REStringList *sl = opaque;
+    re_string_add(sl, seq_len, seq);
 }
 
 static int parse_unicode_property(REParseState *s, REStringList *cr,
@@ -969,11 +961,10 @@ static int parse_unicode_property(REParseState *s, REStringList *cr,
         }
         if (ret < 0 && !is_inv && allow_sequence_prop) {
             CharRange cr_tmp;
-            SeqPropState st = { cr, false }; /* code-mode patch */
             cr_init(&cr_tmp, s->opaque, lre_realloc);
-            ret = unicode_sequence_prop(name, seq_prop_cb, &st, &cr_tmp);
+            ret = unicode_sequence_prop(name, seq_prop_cb, cr, &cr_tmp);
             cr_free(&cr_tmp);
-            if (ret == -1 || st.error) {
+            if (ret == -1) {
                 re_string_list_free(cr);
                 goto out_of_memory;
             }

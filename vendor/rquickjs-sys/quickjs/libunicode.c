@@ -973,69 +973,33 @@ static int unicode_get_cc(uint32_t c)
     }
 }
 
-/* code-mode patch: runs of non-starters longer than this are sorted by a
-   stable counting sort over the 256 combining classes instead of by
-   insertion, which is quadratic in the length of the run. */
-#define SORT_CC_INSERTION_MAX 32
-
-/* Stable sort of buf[start..end) by combining class, in linear time; tmp
-   holds at least end - start ints. */
-static void sort_cc_counting(int *buf, int start, int end, int *tmp)
-{
-    int count[257], i, cc;
-
-    memset(count, 0, sizeof(count));
-    for(i = start; i < end; i++)
-        count[unicode_get_cc(buf[i]) + 1]++;
-    for(i = 1; i < 257; i++)
-        count[i] += count[i - 1];
-    for(i = start; i < end; i++) {
-        cc = unicode_get_cc(buf[i]);
-        tmp[count[cc]++] = buf[i];
-    }
-    memcpy(buf + start, tmp, (end - start) * sizeof(int));
-}
-
-/* code-mode patch: returns -1 when a long run needs a buffer and it cannot
-   be allocated. */
-static int sort_cc(int *buf, int len, void *opaque,
-                   DynBufReallocFunc *realloc_func)
+static void sort_cc(int *buf, int len)
 {
     int i, j, k, cc, cc1, start, ch1;
-    int *tmp = NULL;
 
     for(i = 0; i < len; i++) {
         cc = unicode_get_cc(buf[i]);
         if (cc != 0) {
             start = i;
             j = i + 1;
-            while (j < len && unicode_get_cc(buf[j]) != 0)
+            while (j < len) {
+                ch1 = buf[j];
+                cc1 = unicode_get_cc(ch1);
+                if (cc1 == 0)
+                    break;
+                k = j - 1;
+                while (k >= start) {
+                    if (unicode_get_cc(buf[k]) <= cc1)
+                        break;
+                    buf[k + 1] = buf[k];
+                    k--;
+                }
+                buf[k + 1] = ch1;
                 j++;
-            if (j - start > SORT_CC_INSERTION_MAX) {
-                if (!tmp) {
-                    tmp = realloc_func(opaque, NULL, sizeof(int) * len);
-                    if (!tmp)
-                        return -1;
-                }
-                sort_cc_counting(buf, start, j, tmp);
-            } else {
-                for(k = start + 1; k < j; k++) {
-                    int l = k - 1;
-                    ch1 = buf[k];
-                    cc1 = unicode_get_cc(ch1);
-                    while (l >= start && unicode_get_cc(buf[l]) > cc1) {
-                        buf[l + 1] = buf[l];
-                        l--;
-                    }
-                    buf[l + 1] = ch1;
-                }
             }
             i = j;
         }
     }
-    if (tmp)
-        realloc_func(opaque, tmp, 0);
-    return 0;
 }
 
 static void to_nfd_rec(DynBuf *dbuf,
@@ -1116,7 +1080,6 @@ int unicode_normalize(uint32_t **pdst, const uint32_t *src, int src_len,
 
     to_nfd_rec(dbuf, (const int *)src, src_len, is_compat);
     if (dbuf_error(dbuf)) {
-        dbuf_free(dbuf); /* code-mode patch: it leaked (out of memory) */
     fail:
         *pdst = NULL;
         return -1;
@@ -1124,10 +1087,7 @@ int unicode_normalize(uint32_t **pdst, const uint32_t *src, int src_len,
     buf = (int *)dbuf->buf;
     buf_len = dbuf->size / sizeof(int);
 
-    if (sort_cc(buf, buf_len, opaque, realloc_func)) {
-        dbuf_free(dbuf);
-        goto fail;
-    }
+    sort_cc(buf, buf_len);
 
     if (buf_len <= 1 || (n_type & 1) != 0) {
         /* NFD / NFKD */
@@ -1325,10 +1285,7 @@ int unicode_script(CharRange *cr,
         cr_free(cr1);
         cr_free(cr2);
     }
-    /* code-mode patch: this said `goto fail`, a jump back to the label:
-       out of memory it looped (freeing the ranges again with is_ext), and
-       the build turned that into a call through NULL (SIGSEGV) */
-    return -1;
+    goto fail;
 }
 
 #define M(id) (1U << UNICODE_GC_ ## id)

@@ -81,9 +81,7 @@
 #define __extension__
 #endif
 
-/* code-mode patch: no dump checks (one per opcode dispatched) in a build
-   that keeps assertions; see PATCHES.md. */
-#if !defined(NDEBUG) && defined(CODE_MODE_ENABLE_DUMPS)
+#ifndef NDEBUG
 #define ENABLE_DUMPS
 #endif
 
@@ -266,10 +264,7 @@ typedef struct JSMallocState {
    object. */
 
 #define JS_ARENA_ALIGN             8
-/* code-mode patch: 1 KiB instead of 4 KiB. A fresh VM holds one partly
-   used arena per size class in use; at 4 KiB that slack was a third of a
-   parked run's bytes. See PATCHES.md. */
-#define JS_ARENA_SIZE              1024
+#define JS_ARENA_SIZE              4096
 #define JS_ARENA_BLOCK_SIZE_COUNT  31
 #define JS_ARENA_MAX_SMALL_SIZE    512
 #define JS_ARENA_FREE_NIL          0xffff
@@ -417,17 +412,6 @@ struct JSRuntime {
     JSSharedArrayBufferFunctions sab_funcs;
 
     bool can_block; /* true if Atomics.wait can block */
-    /* code-mode patch: see JS_SetInterruptFlag */
-    const volatile int *interrupt_flag;
-    /* code-mode patch: see JS_DefineHostAutoInitProperty */
-    JSHostAutoInitFunc *host_autoinit;
-    void *host_autoinit_opaque;
-    /* code-mode patch: see JS_SetTeardownLeakFlag */
-    int *teardown_leak_flag;
-    /* code-mode patch: see JS_SetAllocationFault */
-    uint64_t *fault_count;
-    const uint64_t *fault_at;
-    int *fault_hit;
     uint32_t dump_flags : 24;
 
     /* Shape hash table */
@@ -565,8 +549,6 @@ enum {
     JS_BUILTIN_ARRAY_FROMASYNC = 1,
     JS_BUILTIN_ITERATOR_ZIP,
     JS_BUILTIN_ITERATOR_ZIP_KEYED,
-    /* code-mode patch: a property the embedder makes (JS_DefineHostAutoInitProperty) */
-    JS_BUILTIN_HOST,
 };
 
 /* must be large enough to have a negligible runtime cost and small
@@ -624,9 +606,6 @@ struct JSContext {
 
     /* when the counter reaches zero, JSRutime.interrupt_handler is called */
     int interrupt_counter;
-    /* code-mode patch: the runtime's interrupt flag (never NULL); while it
-       is nonzero, every poll calls the interrupt handler */
-    const volatile int *interrupt_flag;
 
     struct list_head loaded_modules; /* list of JSModuleDef.link */
 
@@ -1999,39 +1978,6 @@ static void js_arena_free_all(JSRuntime *rt)
     }
 }
 
-/* code-mode patch: out-of-memory injection for tests and fuzzing. Built
-   only with CODE_MODE_FAULTS (rquickjs-sys feature `fault-injection`): every
-   allocation the engine asks for counts, and the one whose ordinal is
-   *fault_at fails as if the memory limit were reached there. */
-void JS_SetAllocationFault(JSRuntime *rt, uint64_t *count,
-                           const uint64_t *at, int *hit)
-{
-    rt->fault_count = count;
-    rt->fault_at = at;
-    rt->fault_hit = hit;
-}
-
-#ifdef CODE_MODE_FAULTS
-/* where a debugger can stop on the failed allocation */
-static no_inline void js_fault_injected(JSRuntime *rt)
-{
-    if (rt->fault_hit)
-        *rt->fault_hit = 1;
-}
-
-static inline bool js_fault_now(JSRuntime *rt)
-{
-    if (likely(!rt->fault_count))
-        return false;
-    if (++*rt->fault_count != *rt->fault_at)
-        return false;
-    js_fault_injected(rt);
-    return true;
-}
-#else
-#define js_fault_now(rt) false
-#endif
-
 void *js_calloc_rt(JSRuntime *rt, size_t count, size_t size)
 {
     void *ptr;
@@ -2043,8 +1989,6 @@ void *js_calloc_rt(JSRuntime *rt, size_t count, size_t size)
     if (size > 0)
         if (unlikely(count != (count * size) / size))
             return NULL;
-    if (js_fault_now(rt)) /* code-mode patch */
-        return NULL;
 
     s = &rt->malloc_state;
     /* When malloc_limit is 0 (unlimited), malloc_limit - 1 will be SIZE_MAX. */
@@ -2067,8 +2011,6 @@ void *js_malloc_rt(JSRuntime *rt, size_t size)
 
     /* Do not allocate zero bytes: behavior is platform dependent */
     if (unlikely(size == 0))
-        return NULL;
-    if (js_fault_now(rt)) /* code-mode patch */
         return NULL;
 
     s = &rt->malloc_state;
@@ -2117,8 +2059,6 @@ void *js_realloc_rt(JSRuntime *rt, void *ptr, size_t size)
         js_free_rt(rt, ptr);
         return NULL;
     }
-    if (js_fault_now(rt)) /* code-mode patch */
-        return NULL;
     old_size = js_arena_usable_size(rt, ptr);
     s = &rt->malloc_state;
     /* When malloc_limit is 0 (unlimited), malloc_limit - 1 will be SIZE_MAX. */
@@ -2533,27 +2473,6 @@ void JS_SetGCThreshold(JSRuntime *rt, size_t gc_threshold)
 #define free(p) free_is_forbidden(p)
 #define realloc(p,s) realloc_is_forbidden(p,s)
 
-/* code-mode patch: the flag that stands for "call the interrupt handler at
-   the next poll" while no flag is set. */
-static const volatile int js_interrupt_flag_clear = 0;
-
-/* code-mode patch: `flag` (or NULL for none) is a word that another thread
-   may set at any time, and that must stay valid until it is replaced. While
-   it is nonzero, every interrupt poll calls the interrupt handler instead of
-   one poll in JS_INTERRUPT_COUNTER_INIT: a deadline then stops a loop whose
-   every step is a long builtin call. */
-void JS_SetInterruptFlag(JSRuntime *rt, const volatile int *flag)
-{
-    struct list_head *el;
-    if (!flag)
-        flag = &js_interrupt_flag_clear;
-    rt->interrupt_flag = flag;
-    list_for_each(el, &rt->context_list) {
-        JSContext *ctx = list_entry(el, JSContext, link);
-        ctx->interrupt_flag = flag;
-    }
-}
-
 void JS_SetInterruptHandler(JSRuntime *rt, JSInterruptHandler *cb, void *opaque)
 {
     rt->interrupt_handler = cb;
@@ -2722,60 +2641,6 @@ void JS_SetRuntimeInfo(JSRuntime *rt, const char *s)
         rt->rt_info = s;
 }
 
-/* code-mode patch: `flag` (or NULL for none) is a word JS_FreeRuntime sets
-   to 1 when objects are still alive after its last collection (a reference
-   leaked inside the engine, as some out-of-memory paths did). Without a flag
-   that is a fatal assertion, as upstream. With one, the runtime is retired
-   instead: the leaked objects of embedder classes are finalized (so what the
-   embedder keeps outside the heap for them is released), and teardown goes
-   on without touching the leaked objects again. The engine's own blocks of
-   the leaked objects are not freed here: the embedder's allocator, which
-   can account for every block it handed out, releases them after
-   JS_FreeRuntime returns. */
-void JS_SetTeardownLeakFlag(JSRuntime *rt, int *flag)
-{
-    rt->teardown_leak_flag = flag;
-}
-
-/* code-mode patch: runs the finalizer of every leaked object of an embedder
-   class once. Each object is held (its reference count raised) before any
-   finalizer runs, so no finalizer can free another held object, and its
-   class is then reset so that nothing finalizes it again. */
-static void js_finalize_leaked_host_objects(JSRuntime *rt)
-{
-    struct list_head *el;
-    JSObject **held = NULL, **grown;
-    size_t count = 0, size = 0, i;
-
-    list_for_each(el, &rt->gc_obj_list) {
-        JSGCObjectHeader *gp = list_entry(el, JSGCObjectHeader, link);
-        JSObject *p;
-        if (JS_GC_TYPE(gp) != JS_GC_OBJ_TYPE_JS_OBJECT)
-            continue;
-        p = (JSObject *)gp;
-        if (p->class_id < JS_CLASS_INIT_COUNT ||
-            !rt->class_array[p->class_id].finalizer)
-            continue;
-        if (count == size) {
-            size = size ? size * 2 : 16;
-            grown = js_realloc_rt(rt, held, size * sizeof(*held));
-            if (!grown)
-                break; /* the rest keep what they hold outside the heap */
-            held = grown;
-        }
-        JS_REF_COUNT(p)++;
-        held[count++] = p;
-    }
-    for (i = 0; i < count; i++) {
-        JSObject *p = held[i];
-        JSClassFinalizer *finalizer = rt->class_array[p->class_id].finalizer;
-        (*finalizer)(rt, JS_MKPTR(JS_TAG_OBJECT, p));
-        p->class_id = JS_CLASS_OBJECT;
-        p->u.opaque = NULL;
-    }
-    js_free_rt(rt, held);
-}
-
 void JS_FreeRuntime(JSRuntime *rt)
 {
     struct list_head *el, *el1;
@@ -2836,13 +2701,7 @@ void JS_FreeRuntime(JSRuntime *rt)
     }
 #endif
 
-    /* code-mode patch: see JS_SetTeardownLeakFlag */
-    if (!list_empty(&rt->gc_obj_list) && rt->teardown_leak_flag) {
-        *rt->teardown_leak_flag = 1;
-        js_finalize_leaked_host_objects(rt);
-    } else {
-        assert(list_empty(&rt->gc_obj_list));
-    }
+    assert(list_empty(&rt->gc_obj_list));
 
     /* free the classes */
     for(i = 0; i < rt->class_count; i++) {
@@ -3008,8 +2867,6 @@ JSContext *JS_NewContextRaw(JSRuntime *rt)
         return NULL;
     }
     ctx->rt = rt;
-    ctx->interrupt_flag = rt->interrupt_flag ? rt->interrupt_flag
-                                             : &js_interrupt_flag_clear;
     list_add_tail(&ctx->link, &rt->context_list);
     for(i = 0; i < rt->class_count; i++)
         ctx->class_proto[i] = JS_NULL;
@@ -3075,33 +2932,12 @@ void JS_SetContextOpaque(JSContext *ctx, void *opaque)
 
 /* set the new value and free the old value after (freeing the value
    can reallocate the object data) */
-/* code-mode patch: a value is freed inline in the hot paths (GCC declines to
-   inline JS_FreeValue into the interpreter, a function this large). */
-static void js_free_value_rt(JSRuntime *rt, JSValue v);
-static inline __attribute__((always_inline)) void js_free_value_inline(JSContext *ctx, JSValue v)
-{
-    if (JS_VALUE_HAS_REF_COUNT(v)) {
-        void *p = JS_VALUE_GET_PTR(v);
-        if (--JS_REF_COUNT(p) <= 0)
-            js_free_value_rt(ctx->rt, v);
-    }
-}
-
 static inline void set_value(JSContext *ctx, JSValue *pval, JSValue new_val)
 {
     JSValue old_val;
     old_val = *pval;
-    /* code-mode patch: the two words apart. The value usually comes from the
-       stack slot the previous opcode wrote word by word; reading it as one
-       16-byte load defeats store-to-load forwarding (a stall of about ten
-       cycles per store of a local). */
-#if (defined(JS_NAN_BOXING) && JS_NAN_BOXING) || defined(JS_CHECK_JSVALUE)
-    *pval = new_val; /* one word, or not a struct */
-#else
-    pval->u = new_val.u;
-    pval->tag = new_val.tag;
-#endif
-    js_free_value_inline(ctx, old_val);
+    *pval = new_val;
+    JS_FreeValue(ctx, old_val);
 }
 
 void JS_SetClassProto(JSContext *ctx, JSClassID class_id, JSValue obj)
@@ -6059,15 +5895,11 @@ static no_inline int resize_properties(JSContext *ctx, JSShape **psh,
     } else {
         /* only resize the properties */
         list_del(&sh->header.link);
-        /* code-mode patch: js_realloc() throws on failure, and making the
-           error object can run the collector, which then met this shape
-           out of the GC list (SIGSEGV): throw once it is back in */
-        sh_alloc = js_realloc_rt(ctx->rt, get_alloc_from_shape(sh),
-                                 get_shape_size(new_hash_size, new_size));
+        sh_alloc = js_realloc(ctx, get_alloc_from_shape(sh),
+                              get_shape_size(new_hash_size, new_size));
         if (unlikely(!sh_alloc)) {
             /* insert again in the GC list */
             list_add_tail(&sh->header.link, &ctx->rt->gc_obj_list);
-            JS_ThrowOutOfMemory(ctx);
             return -1;
         }
         sh = get_shape_from_alloc(sh_alloc, new_hash_size);
@@ -6355,14 +6187,6 @@ static JSValue JS_NewObjectFromShape(JSContext *ctx, JSShape *sh, JSClassID clas
                     /* cannot fail */
                     pr = add_property(ctx, p, JS_ATOM_length,
                                       JS_PROP_WRITABLE | JS_PROP_LENGTH);
-                    /* code-mode patch: it can, out of memory (an array made
-                       with another prototype: new.target, a subclass) */
-                    if (unlikely(!pr)) {
-                        js_free(ctx, p->prop);
-                        js_free_shape(ctx->rt, p->shape);
-                        js_free(ctx, p);
-                        return JS_EXCEPTION;
-                    }
                 }
                 pr->u.value = js_int32(0);
             }
@@ -7181,9 +7005,6 @@ static void js_bound_function_finalizer(JSRuntime *rt, JSValueConst val)
     JSBoundFunction *bf = p->u.bound_function;
     int i;
 
-    /* code-mode patch: bind() may have failed to allocate it */
-    if (!bf)
-        return;
     JS_FreeValueRT(rt, bf->func_obj);
     JS_FreeValueRT(rt, bf->this_val);
     for(i = 0; i < bf->argc; i++) {
@@ -7199,8 +7020,6 @@ static void js_bound_function_mark(JSRuntime *rt, JSValueConst val,
     JSBoundFunction *bf = p->u.bound_function;
     int i;
 
-    if (!bf) /* code-mode patch: see js_bound_function_finalizer */
-        return;
     JS_MarkValue(rt, bf->func_obj, mark_func);
     JS_MarkValue(rt, bf->this_val, mark_func);
     for(i = 0; i < bf->argc; i++)
@@ -8841,28 +8660,11 @@ static no_inline __exception int __js_poll_interrupts(JSContext *ctx)
 
 static inline __exception int js_poll_interrupts(JSContext *ctx)
 {
-    /* code-mode patch: the interrupt flag makes the next poll call the
-       handler, however much work each step did */
-    if (unlikely(--ctx->interrupt_counter <= 0 || *ctx->interrupt_flag)) {
+    if (unlikely(--ctx->interrupt_counter <= 0)) {
         return __js_poll_interrupts(ctx);
     } else {
         return 0;
     }
-}
-
-/* code-mode patch: like js_poll_interrupts, for a loop step that does `cost`
-   units of work (one unit is about one bytecode backward jump), so that a
-   builtin whose steps grow with guest input still reaches the interrupt
-   handler at about the same rate as bytecode does. */
-static inline __exception int js_poll_interrupts_cost(JSContext *ctx,
-                                                      int64_t cost)
-{
-    if (cost > JS_INTERRUPT_COUNTER_INIT)
-        cost = JS_INTERRUPT_COUNTER_INIT;
-    ctx->interrupt_counter -= (int)cost;
-    if (unlikely(ctx->interrupt_counter <= 0 || *ctx->interrupt_flag))
-        return __js_poll_interrupts(ctx);
-    return 0;
 }
 
 /* return -1 (exception) or true/false */
@@ -8930,14 +8732,11 @@ static int JS_SetPrototypeInternal(JSContext *ctx, JSValueConst obj,
             /* Note: for Proxy objects, proto is NULL */
             p1 = p1->shape->proto;
         } while (p1 != NULL);
+        js_dup(proto_val);
     }
 
-    /* code-mode patch: the prototype is referenced only once the shape could
-       be updated (it leaked when that ran out of memory) */
     if (js_shape_prepare_update(ctx, p, NULL))
         return -1;
-    if (proto)
-        js_dup(proto_val);
     sh = p->shape;
     if (sh->proto)
         JS_FreeValue(ctx, JS_MKPTR(JS_TAG_OBJECT, sh->proto));
@@ -9177,36 +8976,23 @@ static JSValue js_bytecode_eval(JSContext *ctx, const uint8_t *bytecode,
     JSValue obj, fun, result;
     int i;
 
-    /* code-mode patch: |argv| is freed on every path (it leaked when an
-       allocation failed, and the leak was fatal at JS_FreeRuntime), and an
-       argument that could not be made (out of memory) is not passed on. */
-    for (i = 0; i < argc; i++) {
-        if (JS_IsException(argv[i]))
-            goto fail;
-    }
     obj = JS_ReadObject(ctx, bytecode, len, JS_READ_OBJ_BYTECODE);
     if (JS_IsException(obj))
-        goto fail;
+        return JS_EXCEPTION;
     fun = JS_EvalFunction(ctx, obj);
     if (JS_IsException(fun))
-        goto fail;
+        return JS_EXCEPTION;
     assert(JS_IsFunction(ctx, fun));
     result = JS_Call(ctx, fun, JS_UNDEFINED, argc, vc(argv));
     for (i = 0; i < argc; i++)
         JS_FreeValue(ctx, argv[i]);
     JS_FreeValue(ctx, fun);
-    if (JS_IsException(result))
-        return JS_EXCEPTION;
     if (JS_SetPrototypeInternal(ctx, result, ctx->function_proto,
                                 /*throw_flag*/true) < 0) {
         JS_FreeValue(ctx, result);
         return JS_EXCEPTION;
     }
     return result;
- fail:
-    for (i = 0; i < argc; i++)
-        JS_FreeValue(ctx, argv[i]);
-    return JS_EXCEPTION;
 }
 
 static JSValue js_bytecode_autoinit(JSContext *ctx, JSObject *p, JSAtom atom,
@@ -9215,12 +9001,6 @@ static JSValue js_bytecode_autoinit(JSContext *ctx, JSObject *p, JSAtom atom,
     switch ((uintptr_t)opaque) {
     default:
         abort();
-    case JS_BUILTIN_HOST:
-        /* code-mode patch: see JS_DefineHostAutoInitProperty */
-        if (!ctx->rt->host_autoinit)
-            return JS_ThrowInternalError(ctx, "no host autoinit function");
-        return ctx->rt->host_autoinit(ctx, JS_MKPTR(JS_TAG_OBJECT, p), atom,
-                                      ctx->rt->host_autoinit_opaque);
     case JS_BUILTIN_ARRAY_FROMASYNC:
         {
             JSValue argv[] = {
@@ -10308,11 +10088,6 @@ static int JS_TryGetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx,
     }
     val = JS_EXCEPTION;
     present = -1;
-    /* code-mode patch: array-like loops poll the interrupt handler. */
-    if (js_poll_interrupts(ctx)) {
-        *pval = val;
-        return -1;
-    }
     prop = JS_NewAtomInt64(ctx, idx);
     if (likely(prop != JS_ATOM_NULL)) {
         present = JS_HasProperty(ctx, obj, prop);
@@ -10341,9 +10116,6 @@ JSValue JS_GetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx)
         if (js_get_fast_array_element(ctx, p, idx, &val))
             return val;
     }
-    /* code-mode patch: array-like loops poll the interrupt handler. */
-    if (js_poll_interrupts(ctx))
-        return JS_EXCEPTION;
     prop = JS_NewAtomInt64(ctx, idx);
     if (prop == JS_ATOM_NULL)
         return JS_EXCEPTION;
@@ -11205,11 +10977,6 @@ int JS_SetPropertyInt64(JSContext *ctx, JSValueConst this_obj,
     JSAtom prop;
     int res;
 
-    /* code-mode patch: array-like loops poll the interrupt handler. */
-    if (js_poll_interrupts(ctx)) {
-        JS_FreeValue(ctx, val);
-        return -1;
-    }
     if ((uint64_t)idx <= INT32_MAX) {
         /* fast path for fast arrays */
         return JS_SetPropertyValue(ctx, this_obj, js_int32(idx), val,
@@ -11739,35 +11506,6 @@ static int JS_DefineAutoInitProperty(JSContext *ctx, JSValueConst this_obj,
     return true;
 }
 
-/* code-mode patch: defines `prop` on `obj` (which must not have it) with the
-   C/W/E bits of `flags`, its value made by the runtime's host autoinit
-   function the first time the property's value or descriptor is read. Until
-   then it costs one shape slot, and it looks like any data property:
-   Object.getOwnPropertyNames lists it without making it. Returns -1 on
-   exception or when `obj` already has `prop`. */
-int JS_DefineHostAutoInitProperty(JSContext *ctx, JSValueConst obj,
-                                  JSAtom prop, int flags)
-{
-    JSProperty *pr;
-    if (JS_VALUE_GET_TAG(obj) != JS_TAG_OBJECT) {
-        JS_ThrowTypeErrorNotAnObject(ctx);
-        return -1;
-    }
-    if (find_own_property(&pr, JS_VALUE_GET_OBJ(obj), prop)) {
-        JS_ThrowTypeError(ctx, "property is already defined");
-        return -1;
-    }
-    return JS_DefineAutoInitProperty(ctx, obj, prop, JS_AUTOINIT_ID_BYTECODE,
-                                     (void *)(uintptr_t)JS_BUILTIN_HOST, flags);
-}
-
-/* code-mode patch: the function that makes host autoinit properties */
-void JS_SetHostAutoInit(JSRuntime *rt, JSHostAutoInitFunc *func, void *opaque)
-{
-    rt->host_autoinit = func;
-    rt->host_autoinit_opaque = opaque;
-}
-
 /* Like JS_DefinePropertyValue but borrows val (does not free it) */
 static int JS_DefinePropertyValueConst(JSContext *ctx, JSValueConst this_obj,
                                        JSAtom prop, JSValueConst val, int flags)
@@ -12202,9 +11940,6 @@ int JS_DeletePropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, int fl
     JSAtom prop;
     int res;
 
-    /* code-mode patch: array-like loops poll the interrupt handler. */
-    if (js_poll_interrupts(ctx))
-        return -1;
     if ((uint64_t)idx <= JS_ATOM_MAX_INT) {
         /* fast path for fast arrays */
         return JS_DeleteProperty(ctx, obj, __JS_AtomFromUInt32(idx), flags);
@@ -13954,12 +13689,6 @@ static JSValue js_bigint_to_string1(JSContext *ctx, JSValueConst val, int radix)
                     }
                     break;
                 } else {
-                    /* code-mode patch: each step divides all `len` limbs. */
-                    if (js_poll_interrupts_cost(ctx, 1 + (len >> 4))) {
-                        js_free(ctx, buf);
-                        js_free(ctx, tmp);
-                        return JS_EXCEPTION;
-                    }
                     v = js_mp_div1(r->tab, r->tab, len, radix_base, 0);
                     q = js_limb_to_a(q, v, radix, js_digits_per_limb_table[radix - 2]);
                 }
@@ -18301,17 +18030,6 @@ static bool needs_backtrace(JSValue exc)
     return can_store_error_stack(exc) || can_add_backtrace(exc);
 }
 
-/* code-mode patch: the interpreter polls inline (GCC declines to inline
-   into a function this large). */
-static inline __attribute__((always_inline)) int js_poll_interrupts_inline(JSContext *ctx)
-{
-    if (unlikely(--ctx->interrupt_counter <= 0 || *ctx->interrupt_flag))
-        return __js_poll_interrupts(ctx);
-    return 0;
-}
-#define JS_FreeValue(ctx, v) js_free_value_inline(ctx, v)
-#define js_poll_interrupts(ctx) js_poll_interrupts_inline(ctx)
-
 /* argv[] is modified if (flags & JS_CALL_FLAG_COPY_ARGV) = 0. */
 static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
                                JSValueConst this_obj, JSValueConst new_target,
@@ -21224,8 +20942,6 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
     rt->current_stack_frame = sf->prev_frame;
     return ret_val;
 }
-#undef JS_FreeValue
-#undef js_poll_interrupts
 
 JSValue JS_Call(JSContext *ctx, JSValueConst func_obj, JSValueConst this_obj,
                 int argc, JSValueConst *argv)
@@ -24402,12 +24118,8 @@ static int cpool_add(JSParseState *s, JSValue val)
     JSFunctionDef *fd = s->cur_func;
 
     if (js_resize_array(s->ctx, (void *)&fd->cpool, sizeof(fd->cpool[0]),
-                        &fd->cpool_size, fd->cpool_count + 1)) {
-        /* code-mode patch: 'val' is owned here, also when the pool cannot
-           grow (out of memory): it leaked, a template object with it */
-        JS_FreeValue(s->ctx, val);
+                        &fd->cpool_size, fd->cpool_count + 1))
         return -1;
-    }
     fd->cpool[fd->cpool_count++] = val;
     return fd->cpool_count - 1;
 }
@@ -25731,9 +25443,7 @@ static __exception int emit_class_init_start(JSParseState *s,
     return 0;
 }
 
-/* code-mode patch: returns -1 when the constant pool could not grow (out of
-   memory): the function's slot index must never be left at -1 */
-static int emit_class_init_end(JSParseState *s, ClassFieldsDef *cf)
+static void emit_class_init_end(JSParseState *s, ClassFieldsDef *cf)
 {
     int cpool_idx;
 
@@ -25742,13 +25452,10 @@ static int emit_class_init_end(JSParseState *s, ClassFieldsDef *cf)
     s->cur_func = s->cur_func->parent;
 
     cpool_idx = cpool_add(s, JS_NULL);
-    if (cpool_idx < 0)
-        return -1;
     cf->fields_init_fd->parent_cpool_idx = cpool_idx;
     emit_op(s, OP_fclosure);
     emit_u32(s, cpool_idx);
     emit_op(s, OP_set_home_object);
-    return 0;
 }
 
 static void emit_return(JSParseState *s, bool hasval);
@@ -25780,8 +25487,7 @@ static __exception int js_parse_class_default_ctor(JSParseState *s,
     fd->has_this_binding = true;
     fd->new_target_allowed = true;
 
-    if (push_scope(s) < 0) /* code-mode patch: out of memory */ /* enter body scope */
-        { s->cur_func = fd->parent; return -1; }
+    push_scope(s);  /* enter body scope */
     fd->body_scope = fd->scope_level;
     if (has_super) {
         fd->is_derived_class_constructor = true;
@@ -25813,8 +25519,6 @@ static __exception int js_parse_class_default_ctor(JSParseState *s,
     int idx;
     /* the real object will be set at the end of the compilation */
     idx = cpool_add(s, JS_NULL);
-    if (idx < 0) /* code-mode patch: out of memory */
-        return -1;
     fd->parent_cpool_idx = idx;
 
     return 0;
@@ -25861,8 +25565,7 @@ static __exception int js_parse_class(JSParseState *s, bool is_class_expr,
         class_var_name = JS_DupAtom(ctx, class_var_name);
     }
 
-    if (push_scope(s) < 0) /* code-mode patch: out of memory */
-        goto fail;
+    push_scope(s);
 
     if (s->token.val == TOK_EXTENDS) {
         class_flags = JS_DEFINE_CLASS_HAS_HERITAGE;
@@ -25885,8 +25588,7 @@ static __exception int js_parse_class(JSParseState *s, bool is_class_expr,
         goto fail;
 
     /* this scope contains the private fields */
-    if (push_scope(s) < 0) /* code-mode patch: out of memory */
-        goto fail;
+    push_scope(s);
 
     emit_op(s, OP_push_const);
     ctor_cpool_offset = fd->byte_code.size;
@@ -25948,8 +25650,7 @@ static __exception int js_parse_class(JSParseState *s, bool is_class_expr,
                     goto fail;
                 }
                 // stack is now: fclosure
-                if (push_scope(s) < 0) /* code-mode patch: out of memory */
-                    goto fail;
+                push_scope(s);
                 emit_op(s, OP_scope_get_var);
                 emit_atom(s, JS_ATOM_this);
                 emit_u16(s, 0);
@@ -26231,9 +25932,6 @@ static __exception int js_parse_class(JSParseState *s, bool is_class_expr,
         if (js_parse_class_default_ctor(s, class_flags & JS_DEFINE_CLASS_HAS_HERITAGE, &ctor_fd))
             goto fail;
     }
-    /* code-mode patch: the placeholder may be missing (out of memory) */
-    if (dbuf_error(&fd->byte_code))
-        goto fail;
     /* patch the constant pool index for the constructor */
     put_u32(fd->byte_code.buf + ctor_cpool_offset, ctor_fd->parent_cpool_idx);
 
@@ -26264,9 +25962,6 @@ static __exception int js_parse_class(JSParseState *s, bool is_class_expr,
                 if (emit_class_init_start(s, cf))
                     goto fail;
             }
-            /* code-mode patch: the byte may be missing (out of memory) */
-            if (dbuf_error(&cf->fields_init_fd->byte_code))
-                goto fail;
             /* patch the start of the function to enable the
                OP_add_brand_instance code */
             cf->fields_init_fd->byte_code.buf[cf->brand_push_pos] = OP_push_true;
@@ -26279,8 +25974,7 @@ static __exception int js_parse_class(JSParseState *s, bool is_class_expr,
         if (var_idx < 0)
             goto fail;
         if (cf->fields_init_fd) {
-            if (emit_class_init_end(s, cf)) /* code-mode patch */
-                goto fail;
+            emit_class_init_end(s, cf);
         } else {
             emit_op(s, OP_undefined);
         }
@@ -26303,8 +25997,7 @@ static __exception int js_parse_class(JSParseState *s, bool is_class_expr,
     if (class_fields[1].fields_init_fd != NULL) {
         ClassFieldsDef *cf = &class_fields[1];
         emit_op(s, OP_dup);
-        if (emit_class_init_end(s, cf)) /* code-mode patch */
-            goto fail;
+        emit_class_init_end(s, cf);
         emit_op(s, OP_call_method);
         emit_u16(s, 0);
         emit_op(s, OP_drop);
@@ -29062,8 +28755,7 @@ static __exception int js_parse_block(JSParseState *s)
         int has_using_be = 0;
         int scope_level;
 
-        if (push_scope(s) < 0) /* code-mode patch: out of memory */
-            return -1;
+        push_scope(s);
         scope_level = fd->scope_level;
         for(;;) {
             if (js_parse_statement_or_decl(s, DECL_MASK_ALL))
@@ -29361,8 +29053,7 @@ static __exception int js_parse_for_in_of(JSParseState *s, int label_name,
     /* create scope for the lexical variables declared in the enumeration
        expressions. XXX: Not completely correct because of weird capturing
        semantics in `for (i of o) a.push(function(){return i})` */
-    if (push_scope(s) < 0) /* code-mode patch: out of memory */
-        return -1;
+    push_scope(s);
 
     /* local for_in scope starts here so individual elements
        can be closed in statement. */
@@ -29809,8 +29500,7 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
             if (next_token(s))
                 goto fail;
             /* create a new scope for `let f;if(1) function f(){}` */
-            if (push_scope(s) < 0) /* code-mode patch: out of memory */
-                goto fail;
+            push_scope(s);
             set_eval_ret_undefined(s);
             if (js_parse_expr_paren(s))
                 goto fail;
@@ -29951,8 +29641,7 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
 
             /* create scope for the lexical variables declared in the initial,
                test and increment expressions */
-            if (push_scope(s) < 0) /* code-mode patch: out of memory */
-                goto fail;
+            push_scope(s);
             for_scope_level = s->cur_func->scope_level;
             /* initial expression */
             tok = s->token.val;
@@ -30160,8 +29849,7 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
             if (js_parse_expr_paren(s))
                 goto fail;
 
-            if (push_scope(s) < 0) /* code-mode patch: out of memory */
-                goto fail;
+            push_scope(s);
             label_break = new_label(s);
             push_break_entry(s->cur_func, &break_entry,
                              label_name, label_break, -1, 1);
@@ -30261,11 +29949,6 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
             if (js_parse_expect(s, '}'))
                 goto fail;
             if (default_label_pos >= 0) {
-                /* code-mode patch: the label the patch replaces may never
-                   have been written (out of memory): the offset would then
-                   land on other code, an atom say, freed twice later */
-                if (dbuf_error(&s->cur_func->byte_code))
-                    goto fail;
                 /* Ugly patch for the `default` label, shameful and risky */
                 put_u32(s->cur_func->byte_code.buf + default_label_pos,
                         label_case);
@@ -30320,8 +30003,7 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
                 if (next_token(s))
                     goto fail;
 
-                if (push_scope(s) < 0) /* code-mode patch: out of memory */ /* catch variable */
-                    goto fail;
+                push_scope(s);  /* catch variable */
                 emit_label(s, label_catch);
 
                 if (s->token.val == '{') {
@@ -30357,8 +30039,7 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
                 /* XXX: should keep the address to nop it out if there is no finally block */
                 emit_goto(s, OP_catch, label_catch2);
 
-                if (push_scope(s) < 0) /* code-mode patch: out of memory */ /* catch block */
-                    goto fail;
+                push_scope(s);  /* catch block */
                 push_break_entry(s->cur_func, &block_env, JS_ATOM_NULL,
                                  -1, -1, 1);
                 block_env.label_finally = label_finally;
@@ -30455,8 +30136,7 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
             if (js_parse_expr_paren(s))
                 goto fail;
 
-            if (push_scope(s) < 0) /* code-mode patch: out of memory */
-                goto fail;
+            push_scope(s);
             with_idx = define_var(s, s->cur_func, JS_ATOM__with_,
                                   JS_VAR_DEF_WITH);
             if (with_idx < 0)
@@ -33980,16 +33660,6 @@ static int get_closure_var(JSContext *ctx, JSFunctionDef *s,
                            is_const, is_lexical, var_kind);
 }
 
-/* code-mode patch: resolve_scope_var went on after a closure variable
-   could not be added (out of memory) and emitted the index -1 (a reference
-   far past the closure) or compiled a local as a global. The pass's output
-   buffer is marked failed instead, so that resolve_variables fails and no
-   such code is ever run. */
-static void get_closure_var_failed(DynBuf *bc)
-{
-    dbuf_set_error(bc);
-}
-
 static int get_with_scope_opcode(int op)
 {
     if (op == OP_scope_get_var_undef)
@@ -34382,8 +34052,6 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
             } else if (vd->var_name == JS_ATOM__with_ && !is_pseudo_var) {
                 capture_var(fd, vd);
                 idx = get_closure_var(ctx, s, fd, JS_CLOSURE_LOCAL, idx, vd->var_name, false, false, JS_VAR_NORMAL);
-                if (idx < 0) /* code-mode patch: see get_closure_var_failed */
-                    get_closure_var_failed(bc);
                 if (idx >= 0) {
                     dbuf_putc(bc, OP_get_var_ref);
                     dbuf_put_u16(bc, idx);
@@ -34423,8 +34091,6 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
             idx = get_closure_var(ctx, s, fd, JS_CLOSURE_LOCAL,
                                   fd->var_object_idx, vd->var_name,
                                   false, false, JS_VAR_NORMAL);
-            if (idx < 0) /* code-mode patch: see get_closure_var_failed */
-                get_closure_var_failed(bc);
             dbuf_putc(bc, OP_get_var_ref);
             dbuf_put_u16(bc, idx);
             var_object_test(ctx, s, var_name, op, bc, &label_done, 0);
@@ -34437,8 +34103,6 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
             idx = get_closure_var(ctx, s, fd, JS_CLOSURE_LOCAL,
                                   fd->arg_var_object_idx, vd->var_name,
                                   false, false, JS_VAR_NORMAL);
-            if (idx < 0) /* code-mode patch: see get_closure_var_failed */
-                get_closure_var_failed(bc);
             dbuf_putc(bc, OP_get_var_ref);
             dbuf_put_u16(bc, idx);
             var_object_test(ctx, s, var_name, op, bc, &label_done, 0);
@@ -34463,11 +34127,6 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
                                           idx1,
                                           cv->var_name, cv->is_const,
                                           cv->is_lexical, cv->var_kind);
-                    /* code-mode patch: has_idx indexed closure_var[-1] */
-                    if (idx < 0) {
-                        get_closure_var_failed(bc);
-                        goto done;
-                    }
                 } else {
                     idx = idx1;
                 }
@@ -34482,8 +34141,6 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
                                           idx1,
                                           cv->var_name, false, false,
                                           JS_VAR_NORMAL);
-                    if (idx < 0) /* code-mode patch */
-                        get_closure_var_failed(bc);
                 } else {
                     idx = idx1;
                 }
@@ -34510,8 +34167,6 @@ static int resolve_scope_var(JSContext *ctx, JSFunctionDef *s,
                                   fd->vars[var_idx].is_lexical,
                                   fd->vars[var_idx].var_kind);
         }
-        if (idx < 0) /* code-mode patch: see get_closure_var_failed */
-            get_closure_var_failed(bc);
         if (idx >= 0) {
         has_idx:
             if ((op == OP_scope_put_var || op == OP_scope_make_ref) &&
@@ -35448,12 +35103,6 @@ static __exception int resolve_variables(JSContext *ctx, JSFunctionDef *s)
     CodeContext cc;
     int scope;
 
-    /* code-mode patch: a parser buffer that failed to grow (out of memory)
-       may have lost bytes in its middle; never decode it */
-    if (dbuf_error(&s->byte_code)) {
-        JS_ThrowOutOfMemory(ctx);
-        return -1;
-    }
     cc.bc_buf = bc_buf = s->byte_code.buf;
     cc.bc_len = bc_len = s->byte_code.size;
     js_dbuf_init(ctx, &bc_out);
@@ -36193,11 +35842,6 @@ static __exception int resolve_labels(JSContext *ctx, JSFunctionDef *s)
             {
                 label = get_u32(bc_buf + pos + 1);
                 assert(label >= 0 && label < s->label_count);
-                /* code-mode patch: a jump whose offset could not be written
-                   (out of memory) has a relocation at the wrong address, up
-                   to before the buffer: never patch a buffer that failed */
-                if (dbuf_error(&bc_out))
-                    goto fail;
                 ls = &label_slots[label];
                 assert(ls->addr == -1);
                 ls->addr = bc_out.size;
@@ -36894,13 +36538,6 @@ static __exception int resolve_labels(JSContext *ctx, JSFunctionDef *s)
         }
     }
 
-    /* code-mode patch: the jump slots of a buffer that failed (out of
-       memory) point past what it holds */
-    if (dbuf_error(&bc_out)) {
-        pos_next = bc_len; /* every instruction was read */
-        goto fail;
-    }
-
     /* check that there were no missing labels */
     for(i = 0; i < s->label_count; i++) {
         assert(label_slots[i].first_reloc == NULL);
@@ -37000,26 +36637,7 @@ static __exception int resolve_labels(JSContext *ctx, JSFunctionDef *s)
     return 0;
  fail:
     /* XXX: not safe */
-    /* code-mode patch: free the relocations left unresolved. The atoms of
-       the instructions read so far were moved to bc_out or freed, those of
-       the instructions not yet read are still in the input: free bc_out's
-       and keep only the unread instructions, so that freeing the function
-       frees each atom once (it freed them twice, out of memory) */
-    for (i = 0; i < s->label_count; i++) {
-        for (re = label_slots[i].first_reloc; re != NULL; re = re_next) {
-            re_next = re->next;
-            js_free(ctx, re);
-        }
-        label_slots[i].first_reloc = NULL;
-    }
-    free_bytecode_atoms(ctx->rt, bc_out.buf, bc_out.size, true);
     dbuf_free(&bc_out);
-    if (pos_next < bc_len) {
-        memmove(s->byte_code.buf, s->byte_code.buf + pos_next, bc_len - pos_next);
-        s->byte_code.size = bc_len - pos_next;
-    } else {
-        s->byte_code.size = 0;
-    }
     return -1;
 }
 
@@ -38117,8 +37735,7 @@ static __exception int js_parse_function_decl2(JSParseState *s,
     /* in generators, yield expression is forbidden during the parsing
        of the arguments */
     fd->in_function_body = true;
-    if (push_scope(s) < 0) /* code-mode patch: out of memory */ /* enter body scope */
-        goto fail;
+    push_scope(s);  /* enter body scope */
     fd->body_scope = fd->scope_level;
 
     if (s->token.val == TOK_ARROW) {
@@ -38231,8 +37848,6 @@ done:
 
         /* the real object will be set at the end of the compilation */
         idx = cpool_add(s, JS_NULL);
-        if (idx < 0) /* code-mode patch: out of memory */
-            goto fail;
         fd->parent_cpool_idx = idx;
 
         if (is_expr) {
@@ -38584,8 +38199,7 @@ static JSValue __JS_EvalInternal(JSContext *ctx, JSValueConst this_obj,
     s->is_module = (m != NULL);
     s->allow_html_comments = !s->is_module;
 
-    if (push_scope(s) < 0) /* code-mode patch: out of memory */ /* body scope */
-        goto fail1;
+    push_scope(s); /* body scope */
     fd->body_scope = fd->scope_level;
 
     err = js_parse_program(s);
@@ -45060,10 +44674,6 @@ static int js_array_cmp_generic(const void *a, const void *b, void *opaque) {
     if (psc->exception)
         return 0;
 
-    /* code-mode patch: a sort of n values makes n log n comparisons. */
-    if (js_poll_interrupts(ctx))
-        goto exception;
-
     if (psc->has_method) {
         argv[0] = ap->val;
         argv[1] = bp->val;
@@ -45151,8 +44761,7 @@ static JSValue js_array_sort(JSContext *ctx, JSValueConst this_val,
         array[pos].pos = i;
         pos++;
     }
-    rqsort_abortable(array, pos, sizeof(*array), js_array_cmp_generic, &asc,
-                     &asc.exception);
+    rqsort(array, pos, sizeof(*array), js_array_cmp_generic, &asc);
     if (asc.exception)
         goto exception;
 
@@ -47640,10 +47249,7 @@ static int string_indexof_char(JSString *p, int c, int from)
     return -1;
 }
 
-/* code-mode patch: takes the context and returns -2 when the interrupt
-   handler stops the search (an exception is then pending), because the
-   search costs up to len1 * len2 steps. */
-static int string_indexof(JSContext *ctx, JSString *p1, JSString *p2, int from)
+static int string_indexof(JSString *p1, JSString *p2, int from)
 {
     /* assuming 0 <= from <= p1->len */
     int c, i, j, len1 = p1->len, len2 = p2->len;
@@ -47653,8 +47259,6 @@ static int string_indexof(JSContext *ctx, JSString *p1, JSString *p2, int from)
         j = string_indexof_char(p1, c, i);
         if (j < 0 || j + len2 > len1)
             break;
-        if (js_poll_interrupts_cost(ctx, 1 + (len2 >> 6)))
-            return -2;
         if (!string_cmp(p1, p2, j + 1, 1, len2 - 1))
             return j;
     }
@@ -47795,9 +47399,6 @@ static JSValue js_string_indexOf(JSContext *ctx, JSValueConst this_val,
     ret = -1;
     if (len >= v_len && inc * (stop - start) >= 0) {
         for (i = start;; i += inc) {
-            /* code-mode patch: the search costs up to len * v_len steps. */
-            if (js_poll_interrupts_cost(ctx, 1 + (v_len >> 6)))
-                goto fail;
             if (!string_cmp(p, p1, i, 0, v_len)) {
                 ret = i;
                 break;
@@ -47864,9 +47465,6 @@ static JSValue js_string_includes(JSContext *ctx, JSValueConst this_val,
     }
     if (start >= 0 && start <= stop) {
         for (i = start;; i++) {
-            /* code-mode patch: the search costs up to len * v_len steps. */
-            if (js_poll_interrupts_cost(ctx, 1 + (v_len >> 6)))
-                goto fail;
             if (!string_cmp(p, p1, i, 0, v_len)) {
                 ret = 1;
                 break;
@@ -48136,9 +47734,7 @@ static JSValue js_string_replace(JSContext *ctx, JSValueConst this_val,
             else
                 pos = endOfLastMatch + 1;
         } else {
-            pos = string_indexof(ctx, sp, searchp, endOfLastMatch);
-            if (pos == -2)
-                goto exception;
+            pos = string_indexof(sp, searchp, endOfLastMatch);
         }
         if (pos < 0) {
             if (is_first) {
@@ -48249,9 +47845,7 @@ static JSValue js_string_split(JSContext *ctx, JSValueConst this_val,
     }
     q = p;
     for (q = p; (q += !r) <= s - r - !r; q = p = e + r) {
-        e = string_indexof(ctx, sp, rp, q);
-        if (e == -2)
-            goto exception;
+        e = string_indexof(sp, rp, q);
         if (e < 0)
             break;
         T = js_sub_string(ctx, sp, p, e);
@@ -51986,10 +51580,8 @@ static int js_json_to_str(JSContext *ctx, JSONStringifyContext *jsc,
                     goto exception;
                 /* XXX: could do this string conversion only when needed */
                 prop = JS_ToStringFree(ctx, js_int64(i));
-                if (JS_IsException(prop)) {
-                    JS_FreeValue(ctx, v); /* code-mode patch: it leaked */
+                if (JS_IsException(prop))
                     goto exception;
-                }
                 v = js_json_check(ctx, jsc, val, v, prop);
                 JS_FreeValue(ctx, prop);
                 prop = JS_UNDEFINED;
@@ -53173,9 +52765,6 @@ static int js_proxy_get_own_property_names(JSContext *ctx,
     /* check duplicate properties (XXX: inefficient, could store the
      * properties an a temporary object to use the hash) */
     for(i = 1; i < len; i++) {
-        /* code-mode patch: the check is quadratic in the trap's key count. */
-        if (js_poll_interrupts_cost(ctx, 1 + (i >> 6)))
-            goto fail;
         if (find_prop_key(tab, i, tab[i].atom) >= 0) {
             JS_ThrowTypeError(ctx, "proxy: duplicate property");
             goto fail;
@@ -53207,10 +52796,6 @@ static int js_proxy_get_own_property_names(JSContext *ctx,
                 goto fail;
             if (res) {  /* safety, property should be found */
                 if (!(desc_flags & JS_PROP_CONFIGURABLE) || !is_extensible) {
-                    /* code-mode patch: one scan of the trap's keys per
-                       target property. */
-                    if (js_poll_interrupts_cost(ctx, 1 + (len >> 6)))
-                        goto fail;
                     idx = find_prop_key(tab, len, tab2[i].atom);
                     if (idx < 0) {
                         JS_ThrowTypeError(ctx, "proxy: target property must be present in proxy ownKeys");
@@ -56711,18 +56296,12 @@ static JSValue js_promise_all(JSContext *ctx, JSValueConst this_val,
                                         magic | 4, 5, resolve_element_data);
                 if (JS_IsException(reject_element)) {
                     JS_FreeValue(ctx, next_promise);
-                    /* code-mode patch: it leaked (out of memory) */
-                    JS_FreeValue(ctx, resolve_element);
                     goto fail_reject1;
                 }
             } else if (magic == PROMISE_MAGIC_any) {
                 if (JS_DefinePropertyValueUint32(ctx, values, index,
-                                                 JS_UNDEFINED, JS_PROP_C_W_E) < 0) {
-                    /* code-mode patch: both leaked (out of memory) */
-                    JS_FreeValue(ctx, next_promise);
-                    JS_FreeValue(ctx, resolve_element);
+                                                 JS_UNDEFINED, JS_PROP_C_W_E) < 0)
                     goto fail_reject1;
-                }
                 reject_element = resolve_element;
                 resolve_element = js_dup(resolving_funcs[0]);
             } else {
@@ -61373,10 +60952,6 @@ static JSValue js_typed_array_join(JSContext *ctx, JSValueConst this_val,
 
     /* XXX: optimize with direct access */
     for(i = 0; i < len; i++) {
-        /* code-mode patch: a typed array holds up to the memory limit of
-           elements, each formatted here. */
-        if (js_poll_interrupts(ctx))
-            goto fail;
         if (i > 0) {
             if (c >= 0) {
                 if (string_buffer_putc8(b, c))
@@ -61749,23 +61324,7 @@ struct TA_sort_context {
     JSValueConst cmp;
     JSValue (*getfun)(JSContext *ctx, const void *a);
     int elt_size;
-    /* code-mode patch: the numeric comparator of a default sort */
-    int (*cmpfun)(const void *a, const void *b, void *opaque);
 };
-
-/* code-mode patch: a default typed-array sort polls the interrupt handler
-   between comparisons; after an interrupt every comparison answers "equal",
-   which ends the remaining partitions in linear time. */
-static int js_TA_cmp_polled(const void *a, const void *b, void *opaque) {
-    struct TA_sort_context *psc = opaque;
-    if (psc->exception)
-        return 0;
-    if (js_poll_interrupts(psc->ctx)) {
-        psc->exception = 1;
-        return 0;
-    }
-    return psc->cmpfun(a, b, opaque);
-}
 
 static int js_TA_cmp_generic(const void *a, const void *b, void *opaque) {
     struct TA_sort_context *psc = opaque;
@@ -61907,8 +61466,8 @@ static JSValue js_typed_array_sort(JSContext *ctx, JSValueConst this_val,
             for(i = 0; i < len; i++)
                 array_idx[i] = i;
             tsc.elt_size = elt_size;
-            rqsort_abortable(array_idx, len, sizeof(array_idx[0]),
-                             js_TA_cmp_generic, &tsc, &tsc.exception);
+            rqsort(array_idx, len, sizeof(array_idx[0]),
+                   js_TA_cmp_generic, &tsc);
             if (tsc.exception)
                 goto fail;
             // per spec: typed array can be detached mid-iteration
@@ -61960,9 +61519,7 @@ static JSValue js_typed_array_sort(JSContext *ctx, JSValueConst this_val,
         done:
             js_free(ctx, array_idx);
         } else {
-            tsc.cmpfun = cmpfun;
-            rqsort_abortable(p->u.array.u.ptr, len, elt_size, js_TA_cmp_polled,
-                             &tsc, &tsc.exception);
+            rqsort(p->u.array.u.ptr, len, elt_size, cmpfun, &tsc);
             if (tsc.exception)
                 return JS_EXCEPTION;
         }

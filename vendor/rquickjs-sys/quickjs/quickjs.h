@@ -1178,27 +1178,6 @@ JS_EXTERN void JS_SetHostPromiseRejectionTracker(JSRuntime *rt, JSHostPromiseRej
 /* return != 0 if the JS code needs to be interrupted */
 typedef int JSInterruptHandler(JSRuntime *rt, void *opaque);
 JS_EXTERN void JS_SetInterruptHandler(JSRuntime *rt, JSInterruptHandler *cb, void *opaque);
-/* code-mode patch: while *flag is nonzero, every interrupt poll calls the
-   interrupt handler; `flag` must stay valid until replaced (NULL: none) */
-JS_EXTERN void JS_SetInterruptFlag(JSRuntime *rt, const volatile int *flag);
-/* code-mode patch: JS_FreeRuntime sets *flag to 1 instead of asserting when
-   objects leaked; the embedder's allocator must then free every block it
-   still holds for the runtime (NULL: the assertion, as upstream) */
-JS_EXTERN void JS_SetTeardownLeakFlag(JSRuntime *rt, int *flag);
-/* code-mode patch: tests and fuzzing (built with CODE_MODE_FAULTS): each
-   allocation increments *count, and the one where it reaches *at fails and
-   sets *hit to 1; a NULL count turns it off. A no-op in other builds. */
-JS_EXTERN void JS_SetAllocationFault(JSRuntime *rt, uint64_t *count,
-                                     const uint64_t *at, int *hit);
-/* code-mode patch: a property whose value the embedder makes on first use.
-   `func` gets the object and the property's atom and returns the value (or
-   an exception); it must not add or remove properties of the object. */
-typedef JSValue JSHostAutoInitFunc(JSContext *ctx, JSValueConst obj,
-                                   JSAtom prop, void *opaque);
-JS_EXTERN void JS_SetHostAutoInit(JSRuntime *rt, JSHostAutoInitFunc *func,
-                                  void *opaque);
-JS_EXTERN int JS_DefineHostAutoInitProperty(JSContext *ctx, JSValueConst obj,
-                                            JSAtom prop, int flags);
 /* if can_block is true, Atomics.wait() can be used */
 JS_EXTERN void JS_SetCanBlock(JSRuntime *rt, bool can_block);
 /* set the [IsHTMLDDA] internal slot */

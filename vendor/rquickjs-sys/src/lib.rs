@@ -25,3 +25,7 @@ include!("inlines/ptr_64.rs");
 include!("inlines/ptr_32_nan_boxing.rs");
 
 include!("inlines/common.rs");
+
+// code-mode patch: the C API the patch series adds (PATCHES.md).
+mod code_mode;
+pub use code_mode::*;

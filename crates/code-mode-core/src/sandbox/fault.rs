@@ -13,17 +13,6 @@ use rquickjs::qjs;
 
 use super::alloc::Meter;
 
-// The vendored QuickJS's fault injection (built with its `fault-injection`
-// feature, which `test-hooks` turns on).
-extern "C" {
-    fn JS_SetAllocationFault(
-        runtime: *mut qjs::JSRuntime,
-        count: *mut u64,
-        at: *const u64,
-        hit: *mut i32,
-    );
-}
-
 struct Plan {
     /// The allocation to refuse in the next VM bound (0: none).
     next: u64,
@@ -57,7 +46,7 @@ pub(super) fn arm(meter: &Arc<Meter>, runtime: *mut qjs::JSRuntime) {
         let (count, at, hit) = meter.plan_fault(std::mem::take(&mut plan.next));
         // SAFETY: the words live in the meter, which the runtime's allocator
         // holds until after `JS_FreeRuntime`; `runtime` is this VM's.
-        unsafe { JS_SetAllocationFault(runtime, count, at, hit) };
+        unsafe { qjs::JS_SetAllocationFault(runtime, count, at, hit) };
         plan.armed = Some(meter.clone());
     }
 }

@@ -30,15 +30,6 @@ use super::timers;
 use super::toolbox::Toolbox;
 use crate::result::{ErrorCode, Output, PendingCall};
 
-// The vendored QuickJS's interrupt flag (vendor/rquickjs-sys/PATCHES.md): while
-// the word is nonzero, every interrupt poll calls the handler.
-// Its teardown leak flag: a runtime whose teardown finds leaked objects sets
-// the word and is retired instead of asserting.
-extern "C" {
-    fn JS_SetInterruptFlag(runtime: *mut qjs::JSRuntime, flag: *const i32);
-    fn JS_SetTeardownLeakFlag(runtime: *mut qjs::JSRuntime, flag: *mut i32);
-}
-
 /// Runtimes retired in this process: QuickJS's teardown found objects still
 /// alive (an engine leak), so the allocator released what it held instead.
 static RETIRED: AtomicU64 = AtomicU64::new(0);
@@ -120,7 +111,7 @@ impl Vm {
             let raw_runtime = unsafe { qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };
             // SAFETY: the flag lives in the meter, which the runtime's
             // allocator holds until after `JS_FreeRuntime` returns.
-            unsafe { JS_SetTeardownLeakFlag(raw_runtime, meter.leak_flag()) };
+            unsafe { qjs::JS_SetTeardownLeakFlag(raw_runtime, meter.leak_flag()) };
             let class = lazy::register(raw_runtime).ok_or(rquickjs::Error::Unknown)?;
             state.lazy_class.set(class);
             lazy::install_globals(raw_runtime, &state);
@@ -188,7 +179,7 @@ impl Vm {
             // thread only. The flag lives in `control`, which the interrupt
             // handler installed below keeps alive until the next rebind sets
             // another flag first, or the VM is dropped (no polls after that).
-            unsafe { JS_SetInterruptFlag(runtime, control.interrupt_flag()) }
+            unsafe { qjs::JS_SetInterruptFlag(runtime, control.interrupt_flag()) }
         });
         {
             let (control, meter) = (control.clone(), self.meter.clone());

@@ -1,7 +1,7 @@
 //! Lazy globals: QuickJS auto-initialised properties whose value the VM's
 //! global maker makes when first read (`vendor/rquickjs-sys/PATCHES.md` 13).
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
@@ -16,7 +16,7 @@ pub(in crate::sandbox) fn install_globals(runtime: *mut qjs::JSRuntime, state: &
     // SAFETY: `runtime` is live and used by this thread only. The opaque is
     // the VM's state, which the `Vm` drops after its runtime.
     unsafe {
-        JS_SetHostAutoInit(
+        qjs::JS_SetHostAutoInit(
             runtime,
             Some(make_global),
             Rc::as_ptr(state).cast_mut().cast(),
@@ -38,7 +38,7 @@ pub(in crate::sandbox) fn define_global(ctx: &Ctx<'_>, name: &str) -> rquickjs::
     }
     // SAFETY: the global object and the atom are live; the definition takes
     // its own reference to the atom.
-    let defined = unsafe { JS_DefineHostAutoInitProperty(raw, globals.as_raw(), atom, 0) };
+    let defined = unsafe { qjs::JS_DefineHostAutoInitProperty(raw, globals.as_raw(), atom, 0) };
     // SAFETY: the atom made above, released once.
     unsafe { qjs::JS_FreeAtom(raw, atom) };
     if defined < 0 {
@@ -75,25 +75,4 @@ unsafe extern "C" fn make_global(
             unsafe { qjs::JS_ThrowInternalError(ctx, c"code mode internal error".as_ptr()) }
         }
     }
-}
-
-extern "C" {
-    fn JS_SetHostAutoInit(
-        runtime: *mut qjs::JSRuntime,
-        func: Option<
-            unsafe extern "C" fn(
-                *mut qjs::JSContext,
-                qjs::JSValue,
-                qjs::JSAtom,
-                *mut c_void,
-            ) -> qjs::JSValue,
-        >,
-        opaque: *mut c_void,
-    );
-    fn JS_DefineHostAutoInitProperty(
-        ctx: *mut qjs::JSContext,
-        object: qjs::JSValue,
-        atom: qjs::JSAtom,
-        flags: c_int,
-    ) -> c_int;
 }
