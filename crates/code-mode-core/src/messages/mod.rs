@@ -6,6 +6,7 @@
 mod binding;
 #[cfg(test)]
 mod js;
+mod validation;
 
 use crate::limits::{
     MAX_ABANDONED_PER_SESSION, MAX_DEPTH, MAX_OBJECT_MEMBERS, MAX_OPENING_UNITS,
@@ -100,6 +101,13 @@ pub fn session_threads_stuck() -> String {
 /// process already have a replacement.
 pub fn process_threads_stuck() -> String {
     format!("code mode runtime could not start: {MAX_REPLACED_ABANDONED} worker threads of this process are stuck in calls that cannot be interrupted, the most it replaces; no worker came free before this cell's budget ran out. The cell did not run.")
+}
+
+// --- Counting ---
+
+/// After the first items of a list cut short: `and 3 more`.
+pub fn and_more(count: usize) -> String {
+    format!("and {count} more")
 }
 
 // --- The catalog ---
@@ -336,29 +344,6 @@ pub fn shell_hint(command: &str) -> String {
     )
 }
 
-// --- Input validation ---
-
-/// `Invalid input for tools.call("read"): input.path: expected string, got 42. <hint>`
-pub fn invalid_tool_input(callee: &str, problems: &str, hint: &str) -> String {
-    format!("Invalid input for {callee}: {problems}. {hint}")
-}
-
-/// The hint of a rejected catalog or namespace call.
-pub fn describe_hint(tool_id: &str) -> String {
-    format!(
-        "tools.describe({}) shows its input schema.",
-        serde_json::Value::String(tool_id.to_owned())
-    )
-}
-
-/// The hint of a rejected MCP call.
-pub fn mcp_schema_hint(server: &str, method: &str) -> String {
-    format!(
-        "MCP.{server}.$api({}, {{ schema: true }}) shows its input schema.",
-        serde_json::Value::String(method.to_owned())
-    )
-}
-
 // --- Plugin namespaces ---
 
 /// The `invalid_input` message of an exec whose namespace scope could not be
@@ -426,3 +411,4 @@ pub fn snapshot_limit(bytes: usize, max: usize) -> String {
 pub use self::binding::*;
 #[cfg(test)]
 pub use self::js::{js_messages, JsMessage};
+pub use self::validation::*;
