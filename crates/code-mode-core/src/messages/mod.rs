@@ -6,6 +6,7 @@
 mod binding;
 #[cfg(test)]
 mod js;
+mod mcp;
 mod validation;
 
 use crate::limits::{
@@ -292,45 +293,6 @@ pub fn tool_result_too_large(len: usize, max: usize) -> String {
     format!("tool result of {len} bytes is larger than the code mode bridge limit of {max} bytes.")
 }
 
-// --- The MCP namespace and API files ---
-
-pub const MCP_ONE_OBJECT: &str = "MCP namespace tools accept one object argument.";
-
-/// `Missing required MCP namespace argument: a` (`arguments: a, b` for more
-/// than one), after schema defaults were filled in.
-pub fn mcp_missing_arguments(keys: &[&str]) -> String {
-    let noun = if keys.len() == 1 {
-        "argument"
-    } else {
-        "arguments"
-    };
-    format!("Missing required MCP namespace {noun}: {}", keys.join(", "))
-}
-
-/// A function under `MCP` standing for a run tool whose `mcp.operation` code
-/// mode does not know.
-pub fn mcp_unsupported_operation(call: &str, id: &str, operation: &str) -> String {
-    format!("{call} cannot be called: the gateway gave its MCP tool ({id}) the operation \"{operation}\", which code mode does not support (tool, resources_list, resources_read, prompts_list, prompts_get).")
-}
-
-/// `MCP.<server>.$api(selector)` matched nothing; `methods` lists what exists.
-pub fn mcp_unknown_method(server: &str, selector: &str, methods: &[String]) -> String {
-    format!("MCP.{server} has no method {selector}; its methods: {}. Call MCP.{server}.$api() for the whole header.", methods.join(", "))
-}
-
-pub const API_PREFIX_NOT_STRING: &str = "API.list prefix must be a string.";
-pub const API_PATH_NOT_STRING: &str = "API.read path must be a string.";
-
-/// A path with `.` or `..` segments, or empty segments.
-pub fn api_bad_path(path: &str) -> String {
-    format!("API path {path} is not allowed: use a path as API.list() gives it, such as mcp/index.d.ts, without . or .. segments.")
-}
-
-/// `API.read` of a path that names no file.
-pub fn api_unknown_file(path: &str) -> String {
-    format!("Unknown API file: {path}. API.list() lists the files.")
-}
-
 // --- Shell-shaped cells ---
 
 /// How the hint for a shell command sent as a cell begins.
@@ -411,4 +373,5 @@ pub fn snapshot_limit(bytes: usize, max: usize) -> String {
 pub use self::binding::*;
 #[cfg(test)]
 pub use self::js::{js_messages, JsMessage};
+pub use self::mcp::*;
 pub use self::validation::*;
