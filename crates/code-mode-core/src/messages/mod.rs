@@ -3,7 +3,8 @@
 //! throws (`js.rs`); the MCP namespace's (`mcp.rs`) and input validation's
 //! (`validation.rs`) have files of their own. All are re-exported here:
 //! callers write `messages::name`. `docs/errors.md` lists them; they are
-//! part of the contract, byte for byte.
+//! part of the contract, byte for byte. `scripts/check-messages.mjs` (`npm
+//! run lint`) fails on a sentence written anywhere else.
 
 mod binding;
 #[cfg(test)]
