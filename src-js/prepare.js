@@ -40,7 +40,7 @@ module.exports = function codeModePrepare() {
   }
 
   // Paths are made only for a message: `RunContext.tools[i].field`.
-  const path = (index, field) => `RunContext.tools[${index}]${field === '' ? '' : `.${field}`}`
+  const path = (index, field) => (field === '' ? messages.toolPath(index) : messages.toolFieldPath(index, field))
 
   // The checks below test the common case inline and call these only
   // otherwise: prepareRun runs rarely, so this loop runs mostly in V8's
@@ -274,7 +274,7 @@ module.exports = function codeModePrepare() {
     let stopped = false
     const pump = (deadline) => {
       // A schema's toJSON that reads the surface's catalog would re-enter.
-      if (busy) fail('RunContext.tools was read again while its schemas were being written.')
+      if (busy) fail(messages.toolsReadAgain)
       busy = true
       try {
         write(deadline)

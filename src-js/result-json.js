@@ -33,6 +33,8 @@ module.exports = function codeModeResultJson() {
   const CHUNK = 32768
   /** Steps between two looks at the clock. */
   const STEPS_PER_LOOK = 64
+  /** What a cycle becomes, as JSON text. */
+  const CIRCULAR = stringify(messages.circular)
 
   // What a value becomes (`resolve`): one of these kinds, and its payload.
   const SKIP = 0 // left out of an object, null in an array
@@ -122,7 +124,7 @@ module.exports = function codeModeResultJson() {
       if (value === null) return [TEXT, 'null']
       if (value instanceof ErrorClass) return [ERROR, value]
       if (value instanceof Number || value instanceof String || value instanceof Boolean) return resolve(value.valueOf(), key)
-      if (ancestors.has(value)) return [TEXT, '"[Circular]"']
+      if (ancestors.has(value)) return [TEXT, CIRCULAR]
       if (ancestors.size >= maxDepth) throw new ErrorClass(messages.resultTooDeep)
       return [isArray(value) ? ARRAY : OBJECT, value]
     }

@@ -53,7 +53,7 @@ function scopeWriter(markers) {
 
   /** `a Map`, `an Error`. */
   function article(name) {
-    return /^[AEIOUaeiou]/.test(name) ? `an ${name}` : `a ${name}`
+    return /^[AEIOUaeiou]/.test(name) ? messages.describedAn(name) : messages.describedA(name)
   }
 
   /** What a value that is not plain is, for a message: `a Map`, `an object tagged [object X]`. */

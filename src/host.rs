@@ -534,7 +534,7 @@ impl Bridge {
             Message::Dispatch(executor, batch) => self.dispatch(env, &executor, batch),
             Message::Abort(keys) => {
                 if let Err(error) = self.abort(env, &keys) {
-                    self.warn(env, &format!("nested calls could not be aborted: {error}"));
+                    self.warn(env, &messages::abort_failed(&error.to_string()));
                 }
             }
             Message::Run(work) => work(env),

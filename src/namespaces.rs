@@ -175,8 +175,9 @@ pub fn bind(
     visible: &[usize],
     base: Unknown,
 ) -> Result<RunBinding> {
-    let all = js::object(&snapshot.records)?
-        .ok_or_else(|| Error::from_reason(messages::registry_error("no records")))?;
+    let unusable = |reason: &str| Error::from_reason(messages::registry_error(reason));
+    let all =
+        js::object(&snapshot.records)?.ok_or_else(|| unusable(messages::REGISTRY_NO_RECORDS))?;
     let mut records = env.create_array(visible.len() as u32)?;
     for (slot, &index) in visible.iter().enumerate() {
         let record: Unknown = all.get_element(index as u32)?;
@@ -184,12 +185,11 @@ pub fn bind(
     }
     let records = records.to_unknown();
     let bound = call(env, |r| &r.bind, &[records.raw(), base.raw()])?;
-    let bound = js::object(&bound)?
-        .ok_or_else(|| Error::from_reason(messages::registry_error("bind failed")))?;
+    let bound = js::object(&bound)?.ok_or_else(|| unusable(messages::REGISTRY_BIND_FAILED))?;
     let function = |name: &str| -> Result<FunctionRef<(), ()>> {
         let value: Unknown = bound.get_named_property(name)?;
         js::function::<(), ()>(&value)?
-            .ok_or_else(|| Error::from_reason(messages::registry_error("bind failed")))?
+            .ok_or_else(|| unusable(messages::REGISTRY_BIND_FAILED))?
             .create_ref()
     };
     Ok(RunBinding {

@@ -202,7 +202,7 @@ pub fn read_tools(
         schema_problems.as_ref().map_or(count, Vec::len),
     ];
     if lengths.iter().any(|&length| length != count) {
-        return Err(messages::tools_unreadable("its columns differ in length"));
+        return Err(messages::tools_unreadable(messages::COLUMNS_DIFFER));
     }
     let mut schema_problems = schema_problems.map(Vec::into_iter);
     let fields = names.into_iter().zip(labels).zip(descriptions).zip(sources);
@@ -224,7 +224,7 @@ pub fn read_tools(
             description: description.unwrap_or_default(),
             parameters: schema.map(Schema::from_json),
             source: ToolSource::from_code(source)
-                .ok_or_else(|| messages::tools_unreadable("a source has no code"))?,
+                .ok_or_else(|| messages::tools_unreadable(messages::SOURCE_WITHOUT_CODE))?,
             source_name,
             direct_only: flags & ToolFlags::DIRECT_ONLY != 0,
             replay_safe: flags & ToolFlags::REPLAY_SAFE != 0,
@@ -241,10 +241,7 @@ pub fn read_tools(
             continue;
         }
         if let Some(problem) = problem {
-            problems.push(format!(
-                "Tool \"{}\" has no schema: its parameters could not be written as JSON ({problem}); pass parameters JSON.stringify can write.",
-                spec.name
-            ));
+            problems.push(messages::tool_schema_unwritable(&spec.name, &problem));
         }
         specs.push(spec);
     }

@@ -27,9 +27,6 @@ use crate::messages;
 /// never grown, or copied, to make room for it.
 pub const PARSER_NUL: usize = 1;
 
-const ROOT_NOTE: &str = "Call MCP.<server>.$api() for a server's TypeScript-style header, or API.read(\"mcp/<server>.d.ts\"); call its tools with one object argument.";
-const SERVER_NOTE: &str = "Call tools with one object argument, for example MCP.<server>.<tool>({ requiredKey: value }); $api(method, { schema: true }) adds the full JSON Schema.";
-
 /// Why an `API` or `$api` call has no answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ApiRefusal {
@@ -139,7 +136,7 @@ impl McpNamespace {
             scope: "root",
             header: Displayed(RootHeader(&self.servers)),
             servers,
-            note: ROOT_NOTE,
+            note: messages::MCP_ROOT_NOTE,
         };
         bounded_json(&answer, max_bytes)
     }
@@ -175,9 +172,8 @@ impl McpNamespace {
                 .map(|tool| tool.method.clone())
                 .collect();
             if server_at.tools.len() > MAX_LISTED_METHODS {
-                methods.push(format!(
-                    "and {} more",
-                    server_at.tools.len() - MAX_LISTED_METHODS
+                methods.push(messages::and_more(
+                    server_at.tools.len() - MAX_LISTED_METHODS,
                 ));
             }
             return Err(
@@ -213,7 +209,7 @@ impl McpNamespace {
             header,
             tools: Seq(|| tools.iter().map(|tool| Listed::of(tool))),
             schemas: schema.then_some(Schemas(&tools)),
-            note: SERVER_NOTE,
+            note: messages::MCP_SERVER_NOTE,
         };
         bounded_json(&answer, max_bytes)
     }

@@ -40,10 +40,7 @@ pub(super) fn build(catalog: &Catalog) -> McpNamespace {
                 })
                 .entries
                 .push(entry),
-            None => problems.push(format!(
-                "MCP tool \"{}\" ({}) has no mcp metadata, so it is not under MCP: give the run tool mcp.server and mcp.tool.",
-                entry.name, entry.id
-            )),
+            None => problems.push(messages::mcp_tool_without_meta(&entry.name, &entry.id)),
         }
     }
     let mut servers = Vec::new();
@@ -58,13 +55,15 @@ pub(super) fn build(catalog: &Catalog) -> McpNamespace {
     for (mut server, (_, base, identifier)) in pending.into_iter().zip(identified) {
         let mut notes = Vec::new();
         if identifier != base {
-            notes.push(format!(
-                "This server ({}) is MCP.{identifier}: {base} is reserved or taken by another server.",
-                server.server_name
+            notes.push(messages::mcp_server_renamed_note(
+                server.server_name,
+                &identifier,
+                &base,
             ));
-            problems.push(format!(
-                "MCP server \"{}\" is MCP.{identifier}: its identifier {base} is reserved or taken by another server.",
-                server.server_name
+            problems.push(messages::mcp_server_renamed(
+                server.server_name,
+                &identifier,
+                &base,
             ));
         }
         server
@@ -157,13 +156,11 @@ impl ServerBuild<'_, '_> {
             let unknown = meta.operation.as_deref().unwrap_or_default();
             let name = self.names.claim(&camel_case(&meta.tool, "tool"));
             let call = format!("MCP.{server}.{name}");
-            self.notes.push(format!(
-                "{name} ({}) cannot be called: its mcp.operation \"{unknown}\" is not supported.",
-                meta.tool
+            self.notes.push(messages::mcp_unknown_operation_note(
+                &name, &meta.tool, unknown,
             ));
-            self.problems.push(format!(
-                "MCP tool \"{}\" ({}) has mcp.operation \"{unknown}\", which code mode does not support; {call} only reports this. Use tool, resources_list, resources_read, prompts_list or prompts_get.",
-                meta.tool, entry.id
+            self.problems.push(messages::mcp_unknown_operation(
+                &meta.tool, &entry.id, unknown, &call,
             ));
             let message = messages::mcp_unsupported_operation(&call, &entry.id, unknown);
             self.refusals.push((vec![name], message));
@@ -174,13 +171,14 @@ impl ServerBuild<'_, '_> {
             Some(group) => {
                 let method = group.join(".");
                 if !self.groups.insert(operation) {
-                    self.notes.push(format!(
-                        "{} ({}) is left out: MCP.{server}.{method} already calls another tool.",
-                        meta.tool, entry.id
+                    self.notes.push(messages::mcp_operation_taken_note(
+                        &meta.tool, &entry.id, server, &method,
                     ));
-                    self.problems.push(format!(
-                        "MCP tool \"{}\" ({}) is not under MCP: server \"{}\" already has a run tool with mcp.operation \"{}\"; keep one per server.",
-                        meta.tool, entry.id, meta.server, operation.as_str()
+                    self.problems.push(messages::mcp_operation_taken(
+                        &meta.tool,
+                        &entry.id,
+                        &meta.server,
+                        operation.as_str(),
                     ));
                     return;
                 }
@@ -190,12 +188,9 @@ impl ServerBuild<'_, '_> {
                 let base = camel_case(&meta.tool, "tool");
                 let name = self.names.claim(&base);
                 if name != base {
-                    notes.push(format!(
-                        "Called {name}, not {base}: {base} is reserved or taken by another tool of this server."
-                    ));
-                    self.problems.push(format!(
-                        "MCP tool \"{}\" ({}) is MCP.{server}.{name}: its identifier {base} is reserved or taken by another tool of the server.",
-                        meta.tool, entry.id
+                    notes.push(messages::mcp_tool_renamed_note(&name, &base));
+                    self.problems.push(messages::mcp_tool_renamed(
+                        &meta.tool, &entry.id, server, &name, &base,
                     ));
                 }
                 vec![name]
@@ -207,12 +202,13 @@ impl ServerBuild<'_, '_> {
             None => InputRules::of(entry.parameters.value()),
             Some(problem) => {
                 notes.push(problem.note().to_owned());
-                self.problems.push(format!(
-                    "MCP tool \"{}\" ({}) {}; MCP.{server}.{method} passes its input object on unchecked. {}",
-                    meta.tool,
-                    entry.id,
+                self.problems.push(messages::mcp_input_unchecked(
+                    &meta.tool,
+                    &entry.id,
                     problem.what(),
-                    problem.fix()
+                    server,
+                    &method,
+                    problem.fix(),
                 ));
                 InputRules::default()
             }
@@ -248,23 +244,23 @@ enum SchemaProblem {
 impl SchemaProblem {
     fn what(self) -> &'static str {
         match self {
-            Self::Missing => "has no input schema",
-            Self::NotAnObject => "has an input schema that does not describe an object",
+            Self::Missing => messages::MCP_NO_SCHEMA,
+            Self::NotAnObject => messages::MCP_SCHEMA_NOT_OBJECT,
         }
     }
 
     fn fix(self) -> &'static str {
         match self {
-            Self::Missing => "Pass the server's inputSchema as the run tool's parameters.",
-            Self::NotAnObject => "MCP input schemas are objects ({\"type\": \"object\", ...}); pass the server's inputSchema as the run tool's parameters.",
+            Self::Missing => messages::MCP_NO_SCHEMA_FIX,
+            Self::NotAnObject => messages::MCP_SCHEMA_NOT_OBJECT_FIX,
         }
     }
 
     /// What the declaration says to the model.
     fn note(self) -> &'static str {
         match self {
-            Self::Missing => "The server gave no input schema: the input object is passed on as it is.",
-            Self::NotAnObject => "The server's input schema does not describe an object: the input object is passed on as it is.",
+            Self::Missing => messages::MCP_NO_SCHEMA_NOTE,
+            Self::NotAnObject => messages::MCP_SCHEMA_NOT_OBJECT_NOTE,
         }
     }
 }
@@ -293,16 +289,13 @@ fn files(servers: &[McpServer]) -> Vec<ApiFile> {
     }
     let mut files = vec![ApiFile::new(
         "mcp/index.d.ts".to_owned(),
-        "The MCP namespace: every visible server, with a reference to its file.".to_owned(),
+        messages::MCP_INDEX_FILE.to_owned(),
         FileOf::Index,
     )];
     for (s, server) in servers.iter().enumerate() {
         files.push(ApiFile::new(
             format!("mcp/{}.d.ts", server.identifier),
-            format!(
-                "The MCP server {}: its tools as functions of MCP.{}.",
-                server.server_name, server.identifier
-            ),
+            messages::mcp_server_file(&server.server_name, &server.identifier),
             FileOf::Server(s),
         ));
     }

@@ -34,3 +34,27 @@ pub fn catalog_failed(reason: &str) -> String {
 pub fn registry_error(reason: &str) -> String {
     format!("code mode namespace registry: {reason}")
 }
+
+/// Why the tool columns could not be read (after [`tools_unreadable`]'s
+/// prefix): `prepare.js` wrote columns of different lengths ...
+pub const COLUMNS_DIFFER: &str = "its columns differ in length";
+/// ... or a source code the core does not know.
+pub const SOURCE_WITHOUT_CODE: &str = "a source has no code";
+
+/// A diagnostic: a tool whose parameters `JSON.stringify` could not write
+/// (`problem`: what it threw, or why).
+pub fn tool_schema_unwritable(name: &str, problem: &str) -> String {
+    format!("Tool \"{name}\" has no schema: its parameters could not be written as JSON ({problem}); pass parameters JSON.stringify can write.")
+}
+
+/// Why the namespace registry's answer is unusable (after
+/// [`registry_error`]'s prefix): its snapshot has no records ...
+pub const REGISTRY_NO_RECORDS: &str = "no records";
+/// ... or binding a run's namespaces gave no functions.
+pub const REGISTRY_BIND_FAILED: &str = "bind failed";
+
+/// The process warning (after `code mode: `) when a batch of nested calls
+/// could not be aborted.
+pub fn abort_failed(error: &str) -> String {
+    format!("nested calls could not be aborted: {error}")
+}

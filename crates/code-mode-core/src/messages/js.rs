@@ -2,7 +2,7 @@
 //! which `boundary`'s tests write into `src-js/boundary.js`: compiled into
 //! tests only, the addon carrying the file.
 
-use super::{ABORTED, NAMESPACE_UNAVAILABLE, TOOL_CALL_FAILED};
+use super::{ABORTED, CIRCULAR, NAMESPACE_UNAVAILABLE, TOOL_CALL_FAILED};
 use crate::limits::MAX_DEPTH;
 
 /// A message the binding's JavaScript (`src-js/`) throws or reports: its
@@ -45,6 +45,8 @@ pub fn js_messages() -> Vec<JsMessage> {
             "resultTooDeep",
             format!("tool result nests deeper than {MAX_DEPTH} levels"),
         ),
+        // result-json.js: what stands for a cycle in a tool result.
+        js("circular", CIRCULAR),
         // host.js: process warnings (`code mode: <what>: <message>`).
         js("warning", "code mode: {text}"),
         js(
@@ -127,6 +129,8 @@ pub fn js_messages() -> Vec<JsMessage> {
         ),
         // prepare.js: RunContext.tools.
         js("toolsNotArray", "RunContext.tools must be an array."),
+        js("toolPath", "RunContext.tools[{index}]"),
+        js("toolFieldPath", "RunContext.tools[{index}].{field}"),
         js("toolNotObject", "{path} must be an object."),
         js("toolFieldRequired", "{path} must be a non-empty string."),
         js("toolFieldNotString", "{path} must be a string."),
@@ -138,6 +142,11 @@ pub fn js_messages() -> Vec<JsMessage> {
         // prepare.js: why a tool's schema was left out.
         js("schemaThrewNoText", "it threw a value with no text"),
         js("schemaTooLong", "its JSON is longer than a string can be"),
+        // prepare.js: a schema's toJSON that read the surface's catalog.
+        js(
+            "toolsReadAgain",
+            "RunContext.tools was read again while its schemas were being written.",
+        ),
         // scope.js: what a value a scope may not hold is, in its problem.
         js("describedTagged", "an object tagged {tag}"),
         js(
@@ -146,5 +155,7 @@ pub fn js_messages() -> Vec<JsMessage> {
         ),
         js("describedMarker", "a createCodeModeNamespaceTool marker"),
         js("describedArray", "an array"),
+        js("describedA", "a {name}"),
+        js("describedAn", "an {name}"),
     ]
 }

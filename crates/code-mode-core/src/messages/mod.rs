@@ -1,11 +1,19 @@
 //! Every guest- and model-visible message, in one place, with what the
 //! binding throws to the gateway (`binding.rs`) and what its JavaScript
-//! throws (`js.rs`). `docs/errors.md` lists them; they are part of the
-//! contract, byte for byte.
+//! throws (`js.rs`); the MCP namespace's (`mcp.rs`) and input validation's
+//! (`validation.rs`) have files of their own. All are re-exported here:
+//! callers write `messages::name`. `docs/errors.md` lists them; they are
+//! part of the contract, byte for byte. `scripts/check-messages.mjs` (`npm
+//! run lint`) fails on a sentence written anywhere else.
 
 mod binding;
 #[cfg(test)]
 mod js;
+mod mcp;
+mod validation;
+
+use std::ffi::CStr;
+use std::fmt::Display;
 
 use crate::limits::{
     MAX_ABANDONED_PER_SESSION, MAX_DEPTH, MAX_OBJECT_MEMBERS, MAX_OPENING_UNITS,
@@ -89,6 +97,11 @@ pub fn source_too_large() -> String {
 }
 pub const INTERNAL: &str = "code mode internal error.";
 
+/// A VM that could not be made, and why.
+pub fn runtime_could_not_start(reason: impl Display) -> String {
+    format!("code mode runtime could not start: {reason}")
+}
+
 /// An exec whose budget ended while it waited for a worker, its session
 /// having [`MAX_ABANDONED_PER_SESSION`] abandoned threads still running.
 pub fn session_threads_stuck() -> String {
@@ -100,6 +113,93 @@ pub fn session_threads_stuck() -> String {
 /// process already have a replacement.
 pub fn process_threads_stuck() -> String {
     format!("code mode runtime could not start: {MAX_REPLACED_ABANDONED} worker threads of this process are stuck in calls that cannot be interrupted, the most it replaces; no worker came free before this cell's budget ran out. The cell did not run.")
+}
+
+// --- Errors of a cell, and where they happened ---
+
+/// An uncaught value that is not an object, as `String(value)` shows it.
+pub fn uncaught(value: &str) -> String {
+    format!("Uncaught: {value}")
+}
+
+/// An error and where in the user's source it happened: `<error> at line 3:7`.
+pub fn at_location(error: &str, location: impl Display) -> String {
+    format!("{error} at {location}")
+}
+
+/// A place in the user's source: `line 3:7`.
+pub fn location(line: u32, column: u32) -> String {
+    format!("line {line}:{column}")
+}
+
+/// A JavaScript cell that does not parse; `hint`, for a cell that reads
+/// like a shell command, on a line of its own.
+pub fn syntax_error(message: &str, location: impl Display, hint: Option<&str>) -> String {
+    match hint {
+        Some(hint) => format!("SyntaxError: {message} at {location}\n{hint}"),
+        None => format!("SyntaxError: {message} at {location}"),
+    }
+}
+
+/// The parse error of a cell that closes its wrapper's function (as the
+/// parser would word it).
+pub const UNEXPECTED_CLOSING_BRACE: &str = "Unexpected token `}`";
+
+/// A call of `tools.<tool>` that is not a function: `why` says what the
+/// catalog has under that name.
+pub fn tool_not_a_function(tool: &str, why: &str) -> String {
+    format!("TypeError: tools.{tool} is not a function. {why}")
+}
+
+/// The `why` of a tool whose name has no shortcut: its `id` as a
+/// JavaScript string in single quotes.
+pub fn call_it_with(id: &str) -> String {
+    format!(
+        "Call it with tools.call('{}', input).",
+        id.replace('\\', "\\\\").replace('\'', "\\'")
+    )
+}
+
+/// The result of a cell's script that is not its promise (defensive; not
+/// expected).
+pub const CELL_NOT_A_PROMISE: &str = "cell did not produce a promise";
+/// A cell polled before it was started (defensive; not expected).
+pub const CELL_NOT_STARTED: &str = "cell was not started";
+
+// --- Inside the VM ---
+
+/// The `InternalError` a host function or an exotic method of ours throws
+/// when Rust failed (panicked) inside it. A guest can catch it. (C strings
+/// below: QuickJS takes them as they are, with no format directives.)
+pub const VM_INTERNAL_ERROR: &CStr = c"code mode internal error";
+/// The `TypeError` of defining a property a lazy object does not have:
+/// lazy objects behave as frozen ones, and say what QuickJS says of those.
+pub const NOT_EXTENSIBLE: &CStr = c"object is not extensible";
+/// The `TypeError` of redefining a member of a lazy object.
+pub const NOT_CONFIGURABLE: &CStr = c"property is not configurable";
+/// The uncatchable error that ends a run from inside a host function. No
+/// guest catches it and no result shows it: the run ends with the reason
+/// recorded beside it.
+pub const RUN_STOPPED: &str = "code mode run stopped";
+
+/// What `console.warn` and `console.error` write before their line.
+pub const CONSOLE_WARN: &str = "warn: ";
+pub const CONSOLE_ERROR: &str = "error: ";
+
+/// What stands in a converted value for an object already on the path from
+/// the root (a cycle); the host's results too (`js.rs`).
+pub const CIRCULAR: &str = "[Circular]";
+/// ... for a container nested deeper than `MAX_DEPTH`, in final values,
+/// `json()` items and `text()` arguments.
+pub const TOO_DEEP: &str = "[Too deep]";
+/// ... for an object with more than `MAX_OBJECT_MEMBERS` members.
+pub const TOO_MANY_MEMBERS: &str = "[Too many members]";
+
+// --- Counting ---
+
+/// After the first items of a list cut short: `and 3 more`.
+pub fn and_more(count: usize) -> String {
+    format!("and {count} more")
 }
 
 // --- The catalog ---
@@ -284,45 +384,6 @@ pub fn tool_result_too_large(len: usize, max: usize) -> String {
     format!("tool result of {len} bytes is larger than the code mode bridge limit of {max} bytes.")
 }
 
-// --- The MCP namespace and API files ---
-
-pub const MCP_ONE_OBJECT: &str = "MCP namespace tools accept one object argument.";
-
-/// `Missing required MCP namespace argument: a` (`arguments: a, b` for more
-/// than one), after schema defaults were filled in.
-pub fn mcp_missing_arguments(keys: &[&str]) -> String {
-    let noun = if keys.len() == 1 {
-        "argument"
-    } else {
-        "arguments"
-    };
-    format!("Missing required MCP namespace {noun}: {}", keys.join(", "))
-}
-
-/// A function under `MCP` standing for a run tool whose `mcp.operation` code
-/// mode does not know.
-pub fn mcp_unsupported_operation(call: &str, id: &str, operation: &str) -> String {
-    format!("{call} cannot be called: the gateway gave its MCP tool ({id}) the operation \"{operation}\", which code mode does not support (tool, resources_list, resources_read, prompts_list, prompts_get).")
-}
-
-/// `MCP.<server>.$api(selector)` matched nothing; `methods` lists what exists.
-pub fn mcp_unknown_method(server: &str, selector: &str, methods: &[String]) -> String {
-    format!("MCP.{server} has no method {selector}; its methods: {}. Call MCP.{server}.$api() for the whole header.", methods.join(", "))
-}
-
-pub const API_PREFIX_NOT_STRING: &str = "API.list prefix must be a string.";
-pub const API_PATH_NOT_STRING: &str = "API.read path must be a string.";
-
-/// A path with `.` or `..` segments, or empty segments.
-pub fn api_bad_path(path: &str) -> String {
-    format!("API path {path} is not allowed: use a path as API.list() gives it, such as mcp/index.d.ts, without . or .. segments.")
-}
-
-/// `API.read` of a path that names no file.
-pub fn api_unknown_file(path: &str) -> String {
-    format!("Unknown API file: {path}. API.list() lists the files.")
-}
-
 // --- Shell-shaped cells ---
 
 /// How the hint for a shell command sent as a cell begins.
@@ -336,30 +397,24 @@ pub fn shell_hint(command: &str) -> String {
     )
 }
 
-// --- Input validation ---
-
-/// `Invalid input for tools.call("read"): input.path: expected string, got 42. <hint>`
-pub fn invalid_tool_input(callee: &str, problems: &str, hint: &str) -> String {
-    format!("Invalid input for {callee}: {problems}. {hint}")
-}
-
-/// The hint of a rejected catalog or namespace call.
-pub fn describe_hint(tool_id: &str) -> String {
-    format!(
-        "tools.describe({}) shows its input schema.",
-        serde_json::Value::String(tool_id.to_owned())
-    )
-}
-
-/// The hint of a rejected MCP call.
-pub fn mcp_schema_hint(server: &str, method: &str) -> String {
-    format!(
-        "MCP.{server}.$api({}, {{ schema: true }}) shows its input schema.",
-        serde_json::Value::String(method.to_owned())
-    )
-}
-
 // --- Plugin namespaces ---
+
+/// The scopes `namespaces.js` wrote could not be read as JSON.
+pub fn scope_malformed(error: impl Display) -> String {
+    format!("its scope is malformed ({error}).")
+}
+
+/// `namespaces.js` wrote more or fewer scopes than there are namespaces.
+pub const SCOPES_MISCOUNTED: &str = "one scope per namespace was expected.";
+
+/// What a scope that is not an object is, checked again in the core.
+pub const ANOTHER_VALUE: &str = "another value";
+
+/// A function `path` that names no `null` place in the scope's tree, or
+/// that is listed twice.
+pub fn not_a_function_place(path: &str) -> String {
+    format!("{path} is not a function place in the scope, or appears twice.")
+}
 
 /// The `invalid_input` message of an exec whose namespace scope could not be
 /// built: `code mode namespace Issues could not be prepared: <problem>`.
@@ -426,3 +481,5 @@ pub fn snapshot_limit(bytes: usize, max: usize) -> String {
 pub use self::binding::*;
 #[cfg(test)]
 pub use self::js::{js_messages, JsMessage};
+pub use self::mcp::*;
+pub use self::validation::*;

@@ -66,9 +66,9 @@ pub(super) fn parse_all(json: &str, visible: &[VisibleNamespace]) -> Result<Vec<
         return Err(unprepared(visible, &messages::namespace_scope_too_large()));
     }
     let raw: Vec<RawScope> = serde_json::from_str(json)
-        .map_err(|error| unprepared(visible, &format!("its scope is malformed ({error}).")))?;
+        .map_err(|error| unprepared(visible, &messages::scope_malformed(error)))?;
     if raw.len() != visible.len() {
-        return Err(unprepared(visible, "one scope per namespace was expected."));
+        return Err(unprepared(visible, messages::SCOPES_MISCOUNTED));
     }
     raw.into_iter()
         .zip(visible)
@@ -94,7 +94,7 @@ fn check(raw: RawScope, namespace: &VisibleNamespace) -> Result<Scope, String> {
         return Err(messages::namespace_problem(
             ScopeProblemKind::NotObject,
             "",
-            "another value",
+            messages::ANOTHER_VALUE,
         ));
     }
     let mut nodes = 0;
@@ -133,9 +133,7 @@ fn check(raw: RawScope, namespace: &VisibleNamespace) -> Result<Scope, String> {
         }
         let found = matches!(resolve(&raw.tree, &path), Some(Value::Null));
         if !found || callables.iter().any(|c| c.path_text == path_text) {
-            return Err(format!(
-                "{shown} is not a function place in the scope, or appears twice."
-            ));
+            return Err(messages::not_a_function_place(&shown));
         }
         let tool_id = namespace
             .tool_id(&tool)

@@ -16,7 +16,7 @@ pub(super) const CELL_FILE: &str = "cell";
 /// missing tool says which (`callees/`).
 pub(super) fn describe(ctx: &Ctx<'_>, state: &VmState, exception: &Value<'_>) -> String {
     let Some(object) = exception.as_object() else {
-        return format!("Uncaught: {}", cut(primitive_text(ctx, exception)));
+        return messages::uncaught(&cut(primitive_text(ctx, exception)));
     };
     let text = |key: &str| -> Option<String> {
         let value: Value = object.get(key).ok()?;
@@ -37,7 +37,9 @@ pub(super) fn describe(ctx: &Ctx<'_>, state: &VmState, exception: &Value<'_>) ->
         None => format!("{name}: {message}"),
     };
     match at {
-        Some((line, column)) => format!("{head} at {}", Location::of_script_line(line, column)),
+        Some((line, column)) => {
+            messages::at_location(&head, Location::of_script_line(line, column))
+        }
         None => head,
     }
 }

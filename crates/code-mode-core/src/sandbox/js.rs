@@ -60,7 +60,7 @@ pub(super) fn plain_error<'js>(ctx: &Ctx<'js>, message: &str) -> rquickjs::Resul
 /// already set) and throws an exception the guest cannot catch.
 pub(super) fn terminate(ctx: &Ctx<'_>, control: &Control, reason: Stop) -> rquickjs::Error {
     control.stop(reason);
-    match Exception::from_message(ctx.clone(), "code mode run stopped") {
+    match Exception::from_message(ctx.clone(), crate::messages::RUN_STOPPED) {
         Ok(exception) => {
             // SAFETY: the value belongs to `ctx` and stays alive while it is thrown.
             unsafe { qjs::JS_SetUncatchableError(ctx.as_raw().as_ptr(), exception.as_raw()) };

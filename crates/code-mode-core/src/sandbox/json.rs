@@ -10,6 +10,7 @@ use rquickjs::{qjs, Ctx, Function, Object, Value};
 
 use super::control::Control;
 use crate::limits::{MAX_DEPTH, MAX_OBJECT_MEMBERS};
+use crate::messages;
 
 #[derive(Debug, PartialEq)]
 pub enum ConvertError {
@@ -281,14 +282,14 @@ impl<'a, 'js> Writer<'a, 'js> {
         // SAFETY: an object value always carries a heap pointer; it is only compared.
         let ptr = unsafe { qjs::JS_VALUE_GET_PTR(object.as_raw()) } as usize;
         if self.ancestors.contains(&ptr) {
-            self.string("[Circular]")?;
+            self.string(messages::CIRCULAR)?;
             return Ok(());
         }
         if self.ancestors.len() >= MAX_DEPTH {
             if self.depth == Depth::Refuse {
                 return Err(ConvertError::TooDeep);
             }
-            self.string("[Too deep]")?;
+            self.string(messages::TOO_DEEP)?;
             return Ok(());
         }
         self.ancestors.push(ptr);
@@ -366,7 +367,7 @@ impl<'a, 'js> Writer<'a, 'js> {
                     return Err(ConvertError::TooWide);
                 }
                 self.out.truncate(start);
-                return self.string("[Too many members]");
+                return self.string(messages::TOO_MANY_MEMBERS);
             }
             if members > 0 {
                 self.out.push(b',');

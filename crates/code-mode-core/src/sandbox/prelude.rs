@@ -10,6 +10,7 @@ use super::control::Stop;
 use super::js::{define, seal, terminate};
 use super::json::{string_capped, to_json, ConvertError, Depth};
 use super::state::SharedState;
+use crate::messages;
 use crate::result::Output;
 
 /// Globals a guest must not reach.
@@ -20,8 +21,8 @@ const CONSOLE: [(&str, &str); 5] = [
     ("log", ""),
     ("info", ""),
     ("debug", ""),
-    ("warn", "warn: "),
-    ("error", "error: "),
+    ("warn", messages::CONSOLE_WARN),
+    ("error", messages::CONSOLE_ERROR),
 ];
 
 pub(super) fn install<'js>(ctx: &Ctx<'js>, state: &SharedState) -> rquickjs::Result<()> {

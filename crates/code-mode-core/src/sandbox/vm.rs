@@ -351,7 +351,7 @@ impl Vm {
                     Some(promise) => Ok(Persistent::save(&ctx, promise)),
                     None => Err(CellOutcome::Failed(
                         ErrorCode::InternalError,
-                        "cell did not produce a promise".into(),
+                        crate::messages::CELL_NOT_A_PROMISE.into(),
                     )),
                 },
                 Err(error) => Err(self.failure(&ctx, error)),
@@ -392,7 +392,10 @@ impl Vm {
             return CellOutcome::Failed(ErrorCode::InternalError, thrown);
         }
         let Some(promise) = self.promise.clone() else {
-            return CellOutcome::Failed(ErrorCode::InternalError, "cell was not started".into());
+            return CellOutcome::Failed(
+                ErrorCode::InternalError,
+                crate::messages::CELL_NOT_STARTED.into(),
+            );
         };
         let outcome = self.context.with(|ctx| {
             let promise = match promise.restore(&ctx) {

@@ -93,11 +93,9 @@ fn parse(script: &str) -> Result<Script, SourceError> {
         (Err(error), _) | (Ok(_), Some(error)) if within.is_err() => Err(SourceError::TooCostly {
             location: locate(error.span().lo),
         }),
-        (Err(error), _) | (Ok(_), Some(error)) => Err(SourceError::TypeScript(format!(
-            "{} at {}",
-            error.kind().msg(),
-            locate(error.span().lo)
-        ))),
+        (Err(error), _) | (Ok(_), Some(error)) => Err(SourceError::TypeScript(
+            crate::messages::at_location(&error.kind().msg(), locate(error.span().lo)),
+        )),
     }
 }
 

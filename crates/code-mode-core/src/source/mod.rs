@@ -79,10 +79,7 @@ impl SourceError {
                 message,
                 location,
                 hint,
-            } => match hint {
-                Some(hint) => format!("SyntaxError: {message} at {location}\n{hint}"),
-                None => format!("SyntaxError: {message} at {location}"),
-            },
+            } => messages::syntax_error(message, location, hint.as_deref()),
             SourceError::TooLarge => messages::source_too_large(),
             SourceError::TooDeep { location } => messages::source_too_deep(&location.to_string()),
             SourceError::TooCostly { location } => {
@@ -131,7 +128,7 @@ pub fn prepare(code: &str, language: Language) -> Result<PreparedSource, SourceE
             let hint = shell::hint(code);
             return Err(if typescript {
                 let hint = hint.map(|hint| format!("\n{hint}")).unwrap_or_default();
-                SourceError::TypeScript(format!("{message} at {location}{hint}"))
+                SourceError::TypeScript(messages::at_location(&message, location) + &hint)
             } else {
                 SourceError::Syntax {
                     message,

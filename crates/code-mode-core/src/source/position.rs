@@ -36,7 +36,7 @@ impl Location {
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}:{}", self.line, self.column)
+        f.write_str(&crate::messages::location(self.line, self.column))
     }
 }
 

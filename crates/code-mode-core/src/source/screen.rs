@@ -206,7 +206,7 @@ fn check_wrapper_shape(script: &Script, wrapped_len: usize) -> Result<(), Refusa
         _ => 0,
     };
     Err(Refusal::Syntax {
-        message: "Unexpected token `}`".to_owned(),
+        message: messages::UNEXPECTED_CLOSING_BRACE.to_owned(),
         offset,
     })
 }

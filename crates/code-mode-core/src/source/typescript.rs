@@ -123,7 +123,7 @@ fn operate(source: String, mode: Mode) -> Result<String, Failed> {
 fn describe(wrapped: &str, error: &TsError, diagnostics: &[(String, Option<usize>)]) -> String {
     match diagnostics.first() {
         Some((message, Some(offset))) => {
-            format!("{message} at {}", Location::of_wrapped(wrapped, *offset))
+            crate::messages::at_location(message, Location::of_wrapped(wrapped, *offset))
         }
         Some((message, None)) => message.clone(),
         None => error.message.clone(),

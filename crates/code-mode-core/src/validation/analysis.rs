@@ -52,6 +52,7 @@ use serde_json::{Map, Value};
 
 use super::screen::Patterns;
 use crate::limits::{MAX_SCHEMA_WALK_DEPTH, MAX_SCHEMA_WORK};
+use crate::messages;
 
 /// The most condition parts the crate's `unevaluatedProperties` tracks
 /// (its `MAX_PARTS`; past it, it walks instead).
@@ -181,10 +182,10 @@ pub enum Refusal {
 impl Refusal {
     pub fn reason(&self) -> String {
         match self {
-            Refusal::Recursive => "it is recursive (a $ref refers back to where it is), so checking it could cost what the input chooses".to_owned(),
-            Refusal::Costly => "its alternatives multiply past what one check may cost".to_owned(),
-            Refusal::Deep => format!("its subschemas nest deeper than {MAX_SCHEMA_WALK_DEPTH} levels through $refs"),
-            Refusal::Reference => "it has a $ref to another document, which the check does not follow".to_owned(),
+            Refusal::Recursive => messages::SCHEMA_RECURSIVE.to_owned(),
+            Refusal::Costly => messages::SCHEMA_COSTLY.to_owned(),
+            Refusal::Deep => messages::schema_refs_too_deep(),
+            Refusal::Reference => messages::SCHEMA_REMOTE_REF.to_owned(),
         }
     }
 }

@@ -15,11 +15,6 @@ use crate::limits::{MAX_LISTED_PROBLEMS, MAX_PROBLEM_BYTES};
 use crate::limits::{MAX_NEAR_MISS_CANDIDATES, MAX_NEAR_MISS_COMPARED};
 use crate::messages;
 
-/// The problem of an input known to be invalid whose problems would cost
-/// more to find than one check may (`MAX_ERROR_WORK`).
-pub(super) const UNLOCATED: &str =
-    "does not match the schema (finding where would cost more than one check may)";
-
 /// One thing wrong with an input.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
@@ -80,13 +75,16 @@ pub fn invalid_input(callee: &str, rejection: &Rejection, hint: &str) -> String 
         .map(|problem| {
             // The place is cut first, so what was wrong survives a long key.
             let location = messages::cut(problem.location.clone(), MAX_PROBLEM_BYTES / 3);
-            messages::cut(format!("{location}: {}", problem.text), MAX_PROBLEM_BYTES)
+            messages::cut(
+                messages::input_problem(&location, &problem.text),
+                MAX_PROBLEM_BYTES,
+            )
         })
         .collect();
     if rejection.more > 0 {
-        listed.push(format!("and {} more", rejection.more));
+        listed.push(messages::and_more(rejection.more));
     } else if rejection.partial {
-        listed.push("and maybe more (the input is too large to list them all)".to_owned());
+        listed.push(messages::MAYBE_MORE_PROBLEMS.to_owned());
     }
     messages::invalid_tool_input(callee, &listed.join("; "), hint)
 }
@@ -105,11 +103,11 @@ fn describe(error: &ValidationError, schema: &Value, room: usize) -> (Vec<Proble
             .take(room)
             .map(|name| {
                 let hint = near_miss(name, keys.iter().map(String::as_str))
-                    .map(|key| format!(" (did you mean {}?)", quote(key)))
+                    .map(|key| messages::did_you_mean_quoted(&quote(key)))
                     .unwrap_or_default();
                 Problem {
                     location: location.clone(),
-                    text: format!("unknown property {}{hint}", quote(name)),
+                    text: messages::unknown_property(&quote(name), &hint),
                 }
             })
             .collect();
@@ -145,11 +143,9 @@ fn describe_one(error: &ValidationError, schema: &Value) -> Vec<Problem> {
         }]
     };
     match error.kind() {
-        ValidationErrorKind::Type { kind } => one(format!(
-            "expected {}, got {}",
-            types(kind),
-            shown(given)
-        )),
+        ValidationErrorKind::Type { kind } => {
+            one(messages::expected_got(&types(kind), &shown(given)))
+        }
         ValidationErrorKind::Required { property } => {
             let name = property.as_str().unwrap_or_default();
             // The input's keys the schema does not know, looked up in a set:
@@ -165,91 +161,76 @@ fn describe_one(error: &ValidationError, schema: &Value) -> Vec<Problem> {
                 })
                 .unwrap_or_default();
             let hint = near_miss(name, extra.iter().copied())
-                .map(|typo| format!(" (the input has {}: did you mean {}?)", quote(typo), quote(name)))
+                .map(|typo| messages::input_has_typo(&quote(typo), &quote(name)))
                 .unwrap_or_default();
-            one(format!("missing required property {}{hint}", quote(name)))
+            one(messages::missing_required_property(&quote(name), &hint))
         }
         ValidationErrorKind::Enum { options } => {
             let options = options.as_array().map(Vec::as_slice).unwrap_or_default();
             let hint = given
                 .as_str()
                 .and_then(|text| near_miss(text, options.iter().filter_map(Value::as_str)))
-                .map(|option| format!(" (did you mean {}?)", quote(option)))
+                .map(|option| messages::did_you_mean_quoted(&quote(option)))
                 .unwrap_or_default();
-            one(format!(
-                "expected one of {}, got {}{hint}",
-                listed(options),
-                shown(given)
+            one(messages::expected_one_of(
+                &listed(options),
+                &shown(given),
+                &hint,
             ))
         }
-        ValidationErrorKind::Constant { expected_value } => one(format!(
-            "expected {}, got {}",
-            shown(expected_value),
-            shown(given)
+        ValidationErrorKind::Constant { expected_value } => one(messages::expected_got(
+            &shown(expected_value),
+            &shown(given),
         )),
         ValidationErrorKind::Minimum { limit } => {
-            one(format!("expected at least {limit}, got {}", shown(given)))
+            one(messages::expected_at_least(limit, &shown(given)))
         }
         ValidationErrorKind::Maximum { limit } => {
-            one(format!("expected at most {limit}, got {}", shown(given)))
+            one(messages::expected_at_most(limit, &shown(given)))
         }
         ValidationErrorKind::ExclusiveMinimum { limit } => {
-            one(format!("expected more than {limit}, got {}", shown(given)))
+            one(messages::expected_more_than(limit, &shown(given)))
         }
         ValidationErrorKind::ExclusiveMaximum { limit } => {
-            one(format!("expected less than {limit}, got {}", shown(given)))
+            one(messages::expected_less_than(limit, &shown(given)))
         }
-        ValidationErrorKind::MultipleOf { .. } => {
-            one(format!("expected a multiple of {}, got {}", keyword(schema, error, "multipleOf"), shown(given)))
+        ValidationErrorKind::MultipleOf { .. } => one(messages::expected_multiple_of(
+            &keyword(schema, error, "multipleOf"),
+            &shown(given),
+        )),
+        ValidationErrorKind::MinLength { limit } => {
+            one(messages::expected_at_least_characters(limit, &shown(given)))
         }
-        ValidationErrorKind::MinLength { limit } => one(format!(
-            "expected at least {limit} characters, got {}",
-            shown(given)
+        ValidationErrorKind::MaxLength { limit } => {
+            one(messages::expected_at_most_characters(limit, &shown(given)))
+        }
+        ValidationErrorKind::MinItems { limit } => {
+            one(messages::expected_at_least_items(limit, &shown(given)))
+        }
+        ValidationErrorKind::MaxItems { limit } => {
+            one(messages::expected_at_most_items(limit, &shown(given)))
+        }
+        ValidationErrorKind::MinProperties { limit } => {
+            one(messages::expected_at_least_properties(limit, &shown(given)))
+        }
+        ValidationErrorKind::MaxProperties { limit } => {
+            one(messages::expected_at_most_properties(limit, &shown(given)))
+        }
+        ValidationErrorKind::Pattern { pattern } => one(messages::expected_pattern(
+            &messages::cut(pattern.clone(), 80),
+            &shown(given),
         )),
-        ValidationErrorKind::MaxLength { limit } => one(format!(
-            "expected at most {limit} characters, got {}",
-            shown(given)
-        )),
-        ValidationErrorKind::MinItems { limit } => one(format!(
-            "expected at least {limit} items, got {}",
-            shown(given)
-        )),
-        ValidationErrorKind::MaxItems { limit } => one(format!(
-            "expected at most {limit} items, got {}",
-            shown(given)
-        )),
-        ValidationErrorKind::MinProperties { limit } => one(format!(
-            "expected at least {limit} properties, got {}",
-            shown(given)
-        )),
-        ValidationErrorKind::MaxProperties { limit } => one(format!(
-            "expected at most {limit} properties, got {}",
-            shown(given)
-        )),
-        ValidationErrorKind::Pattern { pattern } => one(format!(
-            "expected a string matching /{}/, got {}",
-            messages::cut(pattern.clone(), 80),
-            shown(given)
-        )),
-        ValidationErrorKind::UniqueItems => one("expected items that are all different".to_owned()),
-        ValidationErrorKind::AnyOf { .. } => one(format!(
-            "expected a value matching at least one of the anyOf alternatives, got {}",
-            shown(given)
-        )),
-        ValidationErrorKind::OneOfNotValid { .. } => one(format!(
-            "expected a value matching exactly one of the oneOf alternatives, got {} (it matches none)",
-            shown(given)
-        )),
-        ValidationErrorKind::OneOfMultipleValid { .. } => one(format!(
-            "expected a value matching exactly one of the oneOf alternatives, got {} (it matches several)",
-            shown(given)
-        )),
-        ValidationErrorKind::FalseSchema => one(format!("no value is allowed here, got {}", shown(given))),
-        ValidationErrorKind::Not { .. } => one(format!(
-            "expected a value that does not match the \"not\" schema, got {}",
-            shown(given)
-        )),
-        ValidationErrorKind::Contains => one("expected an array with at least one matching item".to_owned()),
+        ValidationErrorKind::UniqueItems => one(messages::EXPECTED_UNIQUE_ITEMS.to_owned()),
+        ValidationErrorKind::AnyOf { .. } => one(messages::expected_any_of(&shown(given))),
+        ValidationErrorKind::OneOfNotValid { .. } => {
+            one(messages::expected_one_of_none(&shown(given)))
+        }
+        ValidationErrorKind::OneOfMultipleValid { .. } => {
+            one(messages::expected_one_of_several(&shown(given)))
+        }
+        ValidationErrorKind::FalseSchema => one(messages::no_value_allowed(&shown(given))),
+        ValidationErrorKind::Not { .. } => one(messages::expected_not(&shown(given))),
+        ValidationErrorKind::Contains => one(messages::EXPECTED_CONTAINS.to_owned()),
         _ => one(messages::cut(error.to_string(), MAX_PROBLEM_BYTES)),
     }
 }
@@ -258,11 +239,12 @@ fn describe_one(error: &ValidationError, schema: &Value) -> Vec<Problem> {
 fn types(kind: &TypeKind) -> String {
     match kind {
         TypeKind::Single(kind) => kind.to_string(),
-        TypeKind::Multiple(kinds) => kinds
-            .iter()
-            .map(|kind| kind.to_string())
-            .collect::<Vec<_>>()
-            .join(" or "),
+        TypeKind::Multiple(kinds) => messages::type_alternatives(
+            &kinds
+                .iter()
+                .map(|kind| kind.to_string())
+                .collect::<Vec<_>>(),
+        ),
     }
 }
 
@@ -270,12 +252,12 @@ fn types(kind: &TypeKind) -> String {
 fn shown(value: &Value) -> String {
     match value {
         Value::Object(map) => match map.len() {
-            0 => "an empty object".to_owned(),
-            n => format!("an object with {n} {}", if n == 1 { "key" } else { "keys" }),
+            0 => messages::EMPTY_OBJECT.to_owned(),
+            n => messages::object_with_keys(n),
         },
         Value::Array(items) => match items.len() {
-            0 => "an empty array".to_owned(),
-            n => format!("an array of {n} {}", if n == 1 { "item" } else { "items" }),
+            0 => messages::EMPTY_ARRAY.to_owned(),
+            n => messages::array_of_items(n),
         },
         Value::String(text) => quote(&messages::cut(text.clone(), 60)),
         other => messages::cut(other.to_string(), 60),
@@ -287,7 +269,7 @@ fn listed(options: &[Value]) -> String {
     const SHOWN: usize = 8;
     let mut parts: Vec<String> = options.iter().take(SHOWN).map(shown).collect();
     if options.len() > SHOWN {
-        parts.push(format!("... ({} in all)", options.len()));
+        parts.push(messages::options_in_all(options.len()));
     }
     parts.join(", ")
 }

@@ -110,7 +110,7 @@ impl InputValidators {
             let instance = parse(input).ok_or_else(|| Rejection {
                 problems: vec![Problem {
                     location: "input".to_owned(),
-                    text: "is not JSON the check can read".to_owned(),
+                    text: crate::messages::INPUT_NOT_JSON.to_owned(),
                 }],
                 more: 0,
                 partial: false,
@@ -127,7 +127,7 @@ impl InputValidators {
                 return Err(Rejection {
                     problems: vec![Problem {
                         location: "input".to_owned(),
-                        text: message::UNLOCATED.to_owned(),
+                        text: crate::messages::INPUT_UNLOCATED.to_owned(),
                     }],
                     more: 0,
                     partial: false,
@@ -189,9 +189,10 @@ impl InputValidators {
         let compiled = Arc::new(match compile(entry.parameters.value()) {
             Ok((validator, bound)) => Compiled::Checked(validator, bound),
             Err(why) => {
-                record_problem(format!(
-                    "tool {} ({}): its input schema {why}; its inputs are not validated.",
-                    entry.name, entry.id
+                record_problem(crate::messages::schema_not_validated(
+                    &entry.name,
+                    &entry.id,
+                    &why,
                 ));
                 Compiled::Unchecked
             }
@@ -282,16 +283,13 @@ fn values(value: &Value) -> u64 {
 /// the schema chooses. With the validator, what one check costs.
 fn compile(schema: &Value) -> Result<(jsonschema::Validator, Bound), String> {
     let schema = nullable_as_null(schema, 0);
-    let not_checked = |reason: String| format!("is not checked: {reason}");
+    let not_checked = |reason: String| crate::messages::not_checked(&reason);
     let patterns = screen::screen(&schema).map_err(|refusal| not_checked(refusal.reason()))?;
     let bound =
         analysis::cost(&schema, &patterns).map_err(|refusal| not_checked(refusal.reason()))?;
     let validator = stacker::maybe_grow(64 * 1024, 8 * 1024 * 1024, || {
         options().build(&schema).map_err(|error| {
-            format!(
-                "does not compile ({})",
-                crate::messages::cut(error.to_string(), 300)
-            )
+            crate::messages::does_not_compile(&crate::messages::cut(error.to_string(), 300))
         })
     })?;
     Ok((validator, bound))

@@ -29,6 +29,7 @@ use std::collections::HashMap;
 use crate::limits::{
     MAX_PATTERN_BYTES, MAX_PATTERN_COST, MAX_PATTERN_NFA_BYTES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_VALUES,
 };
+use crate::messages;
 use regex_automata::nfa::thompson;
 use regex_syntax::hir::{Class, Hir, HirKind};
 use serde_json::Value;
@@ -45,13 +46,9 @@ pub enum Refusal {
 impl Refusal {
     pub fn reason(&self) -> String {
         match self {
-            Refusal::Large => format!(
-                "it is larger than {MAX_SCHEMA_VALUES} values and keys, more than compiling one may cost"
-            ),
-            Refusal::Deep => format!("it nests deeper than {MAX_SCHEMA_DEPTH} levels"),
-            Refusal::Identifiers(keyword) => format!(
-                "it uses {keyword}, which makes where a $ref leads depend on how it is reached"
-            ),
+            Refusal::Large => messages::schema_too_large(),
+            Refusal::Deep => messages::schema_too_deep(),
+            Refusal::Identifiers(keyword) => messages::schema_identifier(keyword),
             Refusal::Patterns(why) => why.clone(),
         }
     }
@@ -89,8 +86,10 @@ pub fn screen(schema: &Value) -> Result<Patterns, Refusal> {
                 for (key, member) in map {
                     let root = depth == 0;
                     let identifier = match (key.as_str(), member) {
-                        ("$id", Value::String(_)) if !root => Some("a $id below the root"),
-                        ("id", Value::String(_)) if !root && draft4 => Some("an id below the root"),
+                        ("$id", Value::String(_)) if !root => Some(messages::ID_BELOW_ROOT),
+                        ("id", Value::String(_)) if !root && draft4 => {
+                            Some(messages::DRAFT4_ID_BELOW_ROOT)
+                        }
                         ("$anchor", Value::String(_)) => Some("$anchor"),
                         ("$dynamicAnchor", Value::String(_)) => Some("$dynamicAnchor"),
                         ("$recursiveAnchor", Value::Bool(true)) => Some("$recursiveAnchor"),
@@ -136,9 +135,7 @@ fn patterns(found: Vec<&str>) -> Result<Patterns, Refusal> {
             continue;
         }
         if pattern.len() > MAX_PATTERN_BYTES {
-            return Err(Refusal::Patterns(format!(
-                "it has a pattern longer than {MAX_PATTERN_BYTES} bytes"
-            )));
+            return Err(Refusal::Patterns(messages::pattern_too_long()));
         }
         // Patterns the crate matches without the engine (a prefix, an exact
         // text, a few alternatives, `^\S*$`).
@@ -209,9 +206,7 @@ fn estimate(hir: &Hir) -> u64 {
 }
 
 fn too_costly() -> Refusal {
-    Refusal::Patterns(format!(
-        "its patterns cost more than {MAX_PATTERN_COST} units to compile together"
-    ))
+    Refusal::Patterns(messages::patterns_too_costly())
 }
 
 /// What matching one byte against a pattern of `states` automaton states

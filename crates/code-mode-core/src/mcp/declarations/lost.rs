@@ -8,6 +8,7 @@ use super::text;
 use super::writer::{Lost, Writer};
 use crate::limits::DECLARATION_LOST_PATHS as MAX_LOST_PATHS;
 use crate::limits::{DECLARATION_FEATURES_PER_PATH, DECLARATION_PATH_KEY_CHARS};
+use crate::messages;
 
 /// The keywords a type cannot express.
 const CONSTRAINTS: [&str; 26] = [
@@ -97,7 +98,7 @@ impl Writer<'_> {
                     )
                 }
                 ("uniqueItems", Value::Bool(false)) => continue,
-                ("uniqueItems", _) => "unique items".to_owned(),
+                ("uniqueItems", _) => messages::LOST_UNIQUE_ITEMS.to_owned(),
                 (_, Value::Number(n)) => format!("{keyword} {n}"),
                 _ => keyword.to_owned(),
             };

@@ -28,6 +28,7 @@ use std::fmt::{self, Write as _};
 use serde_json::Value;
 
 use super::{McpServer, McpTool, Operation};
+use crate::messages;
 use writer::Writer;
 
 /// The types every server file uses, declared at its top.
@@ -51,9 +52,9 @@ interface McpToolResult {
 }
 ";
 
-const SERVER_API: &str = "  /** Return this TypeScript-style API header. */
-  function $api(toolName?: string, options?: { schema?: boolean }): Promise<McpApiHeader>;
-";
+/// A server's `$api` function, after its comment.
+const SERVER_API: &str =
+    "  function $api(toolName?: string, options?: { schema?: boolean }): Promise<McpApiHeader>;\n";
 
 /// The groups of resource and prompt operations, in file order.
 const GROUPS: [&str; 2] = ["resources", "prompts"];
@@ -77,10 +78,9 @@ impl fmt::Display for ServerDeclaration<'_> {
         let (server, tools) = (self.server, self.tools);
         out.write_str(RESULT_TYPES)?;
         out.write_char('\n')?;
-        let mut lines = vec![format!(
-            "The MCP server {}: call its tools as MCP.{}.<tool>({{ ... }}).",
-            text::quoted(&server.server_name),
-            server.identifier
+        let mut lines = vec![messages::mcp_server_comment(
+            &text::quoted(&server.server_name),
+            &server.identifier,
         )];
         lines.extend(
             server
@@ -90,6 +90,7 @@ impl fmt::Display for ServerDeclaration<'_> {
         );
         out.write_str(&text::doc_comment("", &lines))?;
         writeln!(out, "declare namespace MCP.{} {{", server.identifier)?;
+        writeln!(out, "  /** {} */", messages::MCP_SERVER_API_COMMENT)?;
         out.write_str(SERVER_API)?;
         for tool in tools.iter().filter(|t| t.operation == Operation::Tool) {
             out.write_char('\n')?;
@@ -126,14 +127,16 @@ pub struct RootHeader<'a>(pub &'a [McpServer]);
 impl fmt::Display for RootHeader<'_> {
     fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         out.write_str("declare const MCP: {\n")?;
-        out.write_str("  /** List the MCP servers; MCP.<server>.$api() describes one. */\n")?;
+        writeln!(out, "  /** {} */", messages::MCP_ROOT_API_COMMENT)?;
         out.write_str("  $api(): Promise<McpApiHeader>;\n")?;
         for server in self.0 {
+            let comment = messages::mcp_root_server_comment(
+                &text::comment_safe(&text::quoted(&server.server_name)),
+                server.tools.len(),
+            );
             write!(
                 out,
-                "  /** The MCP server {} ({}). */\n  readonly {id}: typeof MCP.{id};\n",
-                text::comment_safe(&text::quoted(&server.server_name)),
-                tool_count(server.tools.len()),
+                "  /** {comment} */\n  readonly {id}: typeof MCP.{id};\n",
                 id = server.identifier
             )?;
         }
@@ -155,21 +158,13 @@ pub fn index_file(servers: &[McpServer]) -> String {
     out
 }
 
-fn tool_count(count: usize) -> String {
-    match count {
-        1 => "1 tool".to_owned(),
-        n => format!("{n} tools"),
-    }
-}
-
 /// One tool as a function declaration at `indent`, with its comment.
 fn function(server: &McpServer, tool: &McpTool, indent: &str) -> String {
     let method = text::quoted(&tool.method);
-    let api = format!("MCP.{}.$api({method}", server.identifier);
     let mut sections: Vec<Vec<String>> = Vec::new();
     sections.push(text::description_lines(
         &tool.description,
-        &format!("{api}) has the whole description"),
+        &messages::mcp_whole_description(&server.identifier, &method),
     ));
     sections.push(
         tool.notes
@@ -180,7 +175,10 @@ fn function(server: &McpServer, tool: &McpTool, indent: &str) -> String {
     let input = if tool.object_schema {
         let mut writer = Writer::new(&tool.parameters);
         let ty = writer.input(indent.len());
-        sections.push(lost_lines(&writer, &api));
+        sections.push(lost_lines(
+            &writer,
+            &messages::mcp_full_schema(&server.identifier, &method),
+        ));
         sections.push(
             writer
                 .params
@@ -220,10 +218,9 @@ pub fn tool_signature(
     parameters: &Value,
     has_parameters: bool,
 ) -> String {
-    let describe = format!("tools.describe({})", text::quoted(id));
     let mut sections: Vec<Vec<String>> = vec![text::description_lines(
         description,
-        &format!("{describe} has the whole description"),
+        &messages::tool_whole_description(&text::quoted(id)),
     )];
     let object_schema = has_parameters
         && parameters
@@ -237,10 +234,7 @@ pub fn tool_signature(
     let input = if object_schema {
         let mut writer = Writer::new(parameters);
         let ty = writer.input(0);
-        sections.push(lost_lines_with(
-            &writer,
-            "its parameters have the whole schema",
-        ));
+        sections.push(lost_lines(&writer, messages::TOOL_FULL_SCHEMA));
         sections.push(
             writer
                 .params
@@ -251,9 +245,7 @@ pub fn tool_signature(
         let optional = if writer.input_required { "" } else { "?" };
         format!("input{optional}: {}", ty.text)
     } else if has_parameters {
-        sections.push(vec![
-            "The input schema does not describe an object; its parameters have it.".to_owned(),
-        ]);
+        sections.push(vec![messages::TOOL_SCHEMA_NOT_OBJECT.to_owned()]);
         "input?: unknown".to_owned()
     } else {
         "input?: Record<string, unknown>".to_owned()
@@ -287,28 +279,21 @@ fn result_type(operation: Operation) -> &'static str {
     }
 }
 
-/// The comment lines that list what the types leave out.
-fn lost_lines(writer: &Writer, api: &str) -> Vec<String> {
-    lost_lines_with(
-        writer,
-        &format!("{api}, {{ schema: true }}) has the full schema"),
-    )
-}
-
-/// The same, with `whole` saying where the whole schema is.
-fn lost_lines_with(writer: &Writer, whole: &str) -> Vec<String> {
+/// The comment lines that list what the types leave out, with `whole`
+/// saying where the whole schema is.
+fn lost_lines(writer: &Writer, whole: &str) -> Vec<String> {
     if writer.lost.is_empty() && !writer.cut {
         return Vec::new();
     }
-    let mut lines = vec![format!("Not expressed in these types ({whole}):")];
+    let mut lines = vec![messages::not_expressed(whole)];
     for lost in &writer.lost {
         lines.push(format!("- {}: {}", lost.path, lost.what.join(", ")));
     }
     if writer.more_lost > 0 {
-        lines.push(format!("- and {} more lost features", writer.more_lost));
+        lines.push(messages::more_lost_features(writer.more_lost));
     }
     if writer.cut {
-        lines.push("- the schema is larger or deeper than this declaration shows".to_owned());
+        lines.push(messages::DECLARATION_CUT.to_owned());
     }
     lines
 }

@@ -17,6 +17,7 @@ use super::text;
 use super::ty::{Prec, Ty};
 use super::writer::{Writer, TYPE_KEYWORDS};
 use crate::limits::{DECLARATION_DEPTH as MAX_DEPTH, DECLARATION_NODES as MAX_NODES};
+use crate::messages;
 
 impl<'r> Writer<'r> {
     /// The type of a tool's whole input. An object root (after `$ref`s and a
@@ -81,7 +82,7 @@ impl<'r> Writer<'r> {
             return Ty::unknown();
         }
         if self.depth >= MAX_DEPTH {
-            self.lose(path, "nested deeper than these types show".to_owned());
+            self.lose(path, messages::LOST_TOO_DEEP.to_owned());
             return Ty::unknown();
         }
         self.depth += 1;
@@ -90,7 +91,7 @@ impl<'r> Writer<'r> {
             Value::Bool(false) => Ty::atom("never"),
             Value::Object(map) => self.node(map, path, indent),
             _ => {
-                self.lose(path, "a schema that is not an object".to_owned());
+                self.lose(path, messages::LOST_NOT_A_SCHEMA.to_owned());
                 Ty::unknown()
             }
         };
@@ -121,7 +122,7 @@ impl<'r> Writer<'r> {
                     Ty::union(members)
                 }
                 _ => {
-                    self.lose(path, "an enum that is not an array".to_owned());
+                    self.lose(path, messages::lost_not_an_array("enum"));
                     Ty::unknown()
                 }
             }
@@ -151,7 +152,7 @@ impl<'r> Writer<'r> {
             },
             other => {
                 if other.is_some() {
-                    self.lose(path, "an allOf that is not an array".to_owned());
+                    self.lose(path, messages::lost_not_an_array("allOf"));
                 }
                 parts.extend(self.base(map, path, indent));
             }
@@ -161,7 +162,7 @@ impl<'r> Writer<'r> {
                 continue;
             };
             let Value::Array(members) = members else {
-                self.lose(path, format!("an {keyword} that is not an array"));
+                self.lose(path, messages::lost_not_an_array(keyword));
                 continue;
             };
             let typed = members.iter().any(|m| match m {
@@ -169,10 +170,7 @@ impl<'r> Writer<'r> {
                 _ => true,
             });
             if !typed {
-                self.lose(
-                    path,
-                    format!("{keyword}: one of {} sets of constraints", members.len()),
-                );
+                self.lose(path, messages::lost_constraint_sets(keyword, members.len()));
                 continue;
             }
             let mut options = Vec::new();
@@ -180,7 +178,7 @@ impl<'r> Writer<'r> {
                 let path = if members.len() == 1 {
                     path.to_owned()
                 } else {
-                    format!("{} (option {})", shown_path(path), n + 1)
+                    messages::option_path(shown_path(path), n + 1)
                 };
                 options.push(self.ty(member, &path, indent));
             }
@@ -196,7 +194,7 @@ impl<'r> Writer<'r> {
             Some(Value::String(kind)) => vec![kind.as_str()],
             Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).collect(),
             Some(_) => {
-                self.lose(path, "a type that is not a string".to_owned());
+                self.lose(path, messages::LOST_TYPE_NOT_STRING.to_owned());
                 return None;
             }
             None if [

@@ -150,7 +150,7 @@ pub(super) fn property_note(schemas: &[&Value]) -> String {
             }
             note.push(' ');
         }
-        note.push_str("Default: ");
+        note.push_str(crate::messages::DEFAULT_NOTE);
         note.push_str(&text::shown(default));
     }
     note

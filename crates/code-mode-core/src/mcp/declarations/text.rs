@@ -66,7 +66,7 @@ pub fn description_lines(text: &str, more: &str) -> Vec<String> {
     if lines.len() > DECLARATION_DESCRIPTION_LINES {
         let cut = lines.len() - (DECLARATION_DESCRIPTION_LINES - 1);
         lines.truncate(DECLARATION_DESCRIPTION_LINES - 1);
-        lines.push(format!("({cut} more lines: {more})"));
+        lines.push(crate::messages::more_lines(cut, more));
     }
     lines
 }

@@ -17,6 +17,7 @@ use crate::limits::{
     DECLARATION_DEPTH as MAX_DEPTH, DECLARATION_NODES as MAX_NODES,
     DECLARATION_TYPE_BYTES as MAX_TYPE_BYTES,
 };
+use crate::messages;
 
 /// Keywords that say what type a value has (a schema with none of them only
 /// constrains).
@@ -94,19 +95,19 @@ impl<'r> Writer<'r> {
     /// The target of a `$ref`, or why it is not followed.
     pub fn resolve(&self, reference: &'r Value) -> Result<(&'r str, &'r Value), String> {
         let Value::String(name) = reference else {
-            return Err("a $ref that is not a string".to_owned());
+            return Err(messages::LOST_REF_NOT_STRING.to_owned());
         };
         let shown = text::clip(name, crate::limits::DECLARATION_VALUE_CHARS);
         let Some(pointer) = name.strip_prefix('#') else {
-            return Err(format!("remote $ref {shown} (not followed)"));
+            return Err(messages::lost_remote_ref(&shown));
         };
         if self.refs.contains(&name.as_str()) {
-            return Err(format!("recursive $ref {shown}"));
+            return Err(messages::lost_recursive_ref(&shown));
         }
         let root = self.root;
         match root.pointer(pointer) {
             Some(target) => Ok((name, target)),
-            None => Err(format!("$ref {shown} that does not resolve")),
+            None => Err(messages::lost_unresolved_ref(&shown)),
         }
     }
 }

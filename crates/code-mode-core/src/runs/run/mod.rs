@@ -287,10 +287,9 @@ impl Run {
         let vm = match fresh_vm(self.limits(), &self.control, &self.agent_run) {
             Ok(vm) => vm,
             Err(error) => {
-                let message = format!("code mode runtime could not start: {error}");
                 return Some(End::Result(RunResult::failed(
                     ErrorCode::RuntimeUnavailable,
-                    message,
+                    messages::runtime_could_not_start(error),
                 )));
             }
         };

@@ -24,6 +24,17 @@ use crate::messages;
 /// of an argument).
 const MAX_LINES_ABOVE: u32 = 8;
 
+/// QuickJS's own message (the engine writes it, not us: it is not in
+/// `messages/`) for calling a value that is not a function: matched here,
+/// never written.
+const QUICKJS_NOT_A_FUNCTION: &str = "not a function";
+
+/// QuickJS's own message for reading `property` of `undefined` (as
+/// `MCP.<unknown>.<tool>` does): matched here, never written.
+fn quickjs_read_of_undefined(property: &str) -> String {
+    format!("cannot read property '{property}' of undefined")
+}
+
 /// The site whose call threw at `at`: the innermost site whose call spans
 /// it, unless another call inside that site's arguments does.
 fn failing_site(found: &CallSites, at: Pos) -> Option<&Site> {
@@ -60,7 +71,7 @@ pub(super) fn explain(
         return None;
     }
     let site = failing_site(found, (line, column))?;
-    let not_a_function = message == "not a function";
+    let not_a_function = message == QUICKJS_NOT_A_FUNCTION;
     match &site.callee {
         Callee::Tools(tool) if not_a_function => {
             if matches!(tool.as_str(), "search" | "describe" | "call")
@@ -71,13 +82,10 @@ pub(super) fn explain(
             let why = match toolbox.catalog.lookup(tool) {
                 // A tool of that name with no shortcut (not an identifier
                 // the shortcut rules allow): tools.call reaches it.
-                Ok(entry) => format!(
-                    "Call it with tools.call('{}', input).",
-                    entry.id.replace('\\', "\\\\").replace('\'', "\\'")
-                ),
+                Ok(entry) => messages::call_it_with(&entry.id),
                 Err(unknown_or_ambiguous) => unknown_or_ambiguous,
             };
-            Some(format!("TypeError: tools.{tool} is not a function. {why}"))
+            Some(messages::tool_not_a_function(tool, &why))
         }
         Callee::Mcp(server, tool) => {
             let servers = &toolbox.mcp.servers;
@@ -87,8 +95,7 @@ pub(super) fn explain(
                 .find(|(_, s)| &s.identifier == server)
             else {
                 // `MCP.<unknown>.x(...)`: reading x of undefined.
-                let expected = format!("cannot read property '{tool}' of undefined");
-                if message != expected {
+                if message != quickjs_read_of_undefined(tool) {
                     return None;
                 }
                 let names = servers.iter().map(|s| s.identifier.as_str());

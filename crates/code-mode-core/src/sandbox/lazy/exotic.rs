@@ -9,6 +9,7 @@ use std::rc::Rc;
 use rquickjs::qjs;
 
 use super::{atom_name, lazy_of, member, members_of, Lazy, Members};
+use crate::messages;
 
 /// A lazy object, its members table, and the key of the member an atom
 /// names (none when it names no member).
@@ -52,7 +53,7 @@ pub(super) static EXOTIC: qjs::JSClassExoticMethods = qjs::JSClassExoticMethods 
 fn guarded(ctx: *mut qjs::JSContext, body: impl FnOnce() -> c_int) -> c_int {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|_| {
         // SAFETY: `ctx` is the live context QuickJS called us with.
-        unsafe { qjs::JS_ThrowInternalError(ctx, c"code mode internal error".as_ptr()) };
+        unsafe { qjs::JS_ThrowInternalError(ctx, messages::VM_INTERNAL_ERROR.as_ptr()) };
         -1
     })
 }
@@ -61,7 +62,7 @@ fn guarded(ctx: *mut qjs::JSContext, body: impl FnOnce() -> c_int) -> c_int {
 fn failed(ctx: *mut qjs::JSContext, error: rquickjs::Error) -> c_int {
     if !matches!(error, rquickjs::Error::Exception) {
         // SAFETY: `ctx` is live.
-        unsafe { qjs::JS_ThrowInternalError(ctx, c"code mode internal error".as_ptr()) };
+        unsafe { qjs::JS_ThrowInternalError(ctx, messages::VM_INTERNAL_ERROR.as_ptr()) };
     }
     -1
 }
@@ -199,7 +200,7 @@ unsafe extern "C" fn define_own_property(
         };
         // SAFETY: as in `get_own_property`.
         let Some((lazy, members, Some(key))) = (unsafe { named(ctx, object, atom) }) else {
-            return refuse(c"object is not extensible");
+            return refuse(messages::NOT_EXTENSIBLE);
         };
         // What a frozen data property accepts: a definition that changes
         // nothing (`Object.freeze`, a redefinition with the same value).
@@ -227,7 +228,7 @@ unsafe extern "C" fn define_own_property(
         if compatible {
             1
         } else {
-            refuse(c"property is not configurable")
+            refuse(messages::NOT_CONFIGURABLE)
         }
     })
 }

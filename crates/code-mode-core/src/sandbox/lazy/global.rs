@@ -72,7 +72,7 @@ unsafe extern "C" fn make_global(
         Ok(Err(rquickjs::Error::Exception)) => qjs::JS_EXCEPTION,
         _ => {
             // SAFETY: `ctx` is live; the message has no format directives.
-            unsafe { qjs::JS_ThrowInternalError(ctx, c"code mode internal error".as_ptr()) }
+            unsafe { qjs::JS_ThrowInternalError(ctx, crate::messages::VM_INTERNAL_ERROR.as_ptr()) }
         }
     }
 }
