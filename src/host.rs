@@ -540,7 +540,7 @@ impl Bridge {
             Message::Run(work) => work(env),
             Message::Checked(key, rejection) => {
                 if let Err(error) = self.checked(env, key, rejection) {
-                    self.warn(env, &format!("nested calls could not be started: {error}"));
+                    self.warn(env, &messages::checked_undelivered(&error.to_string()));
                 }
             }
         }

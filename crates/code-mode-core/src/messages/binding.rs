@@ -58,3 +58,10 @@ pub const REGISTRY_BIND_FAILED: &str = "bind failed";
 pub fn abort_failed(error: &str) -> String {
     format!("nested calls could not be aborted: {error}")
 }
+
+/// The process warning (`code mode: ...`) when the answer of a namespace
+/// call's input check (made on the checker thread) could not be handed to
+/// `host.js`.
+pub fn checked_undelivered(error: &str) -> String {
+    format!("nested calls could not be started: {error}")
+}
