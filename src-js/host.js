@@ -18,6 +18,41 @@ const { turnBudget } = require('./turns.js')
 const { messageOf } = require('./thrown.js')
 const { deliverer } = require('./deliver.js')
 
+/**
+ * A nested call as the gateway's executeTool gets it (`NestedToolCall` of
+ * types.d.ts), its fields set one by one in the order the gateway sees
+ * them; `signal` an accessor (`SIGNAL`).
+ * @typedef {{
+ *   id: string, name: string, source: import('./records').ToolSource,
+ *   sourceName?: string, input?: unknown, toolCallId?: string,
+ *   parentToolCallId?: string, codeModeRunId?: string, signal?: AbortSignal,
+ * }} GatewayCall
+ */
+
+/**
+ * An event of a nested call for the gateway's onEvent (`CodeModeEvent` of
+ * types.d.ts), its fields set one by one in the order the gateway sees them.
+ * @typedef {{
+ *   type: 'nested_call_started' | 'nested_call_finished', toolCallId: string,
+ *   parentToolCallId?: string, toolId?: string, name?: string, input?: unknown,
+ *   ok?: boolean, durationMs?: number, result?: unknown, error?: string,
+ * }} CallEvent
+ */
+
+/**
+ * The binding's functions (host.rs `compile`): `settleBatch(settled)`,
+ * `takeInput(key)` (JSON text, the pieces of a long one, or null when none
+ * waits), `poll(wantsPolling)` (whether polling goes on),
+ * `appendResult(key, text)`, `appendInput(key, text)` and
+ * `checkInput(key, toolId, callee, text)` (see above).
+ * @param {(settled: import('./records').Settled) => void} settleBatch
+ * @param {(key: number) => string | string[] | null} takeInput
+ * @param {(wantsPolling: boolean) => boolean} poll
+ * @param {(key: number, text: string) => void} appendResult
+ * @param {(key: number, text: string) => void} appendInput
+ * @param {(key: number, toolId: string, callee: string, text: string) => string | boolean} checkInput
+ * @returns {import('./records').HostFunctions}
+ */
 module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResult, appendInput, checkInput) {
   const ABORTED = messages.aborted
   const TOOL_CALL_FAILED = messages.toolCallFailed
@@ -35,15 +70,25 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
   const immediate = setImmediate
   const emitWarning = process.emitWarning.bind(process)
   const { writer } = codeModeResultJson()
-  /** A process warning: the one way this bridge (and the binding) reports. */
+  /**
+   * A process warning: the one way this bridge (and the binding) reports.
+   * @param {string} text
+   */
   function warn(text) {
     try {
       emitWarning(messages.warning(text))
     } catch {}
   }
+  /** @param {string} what @param {unknown} error */
   const reportError = (what, error) => warn(`${what}: ${message(error)}`)
 
-  /** Calls in flight, by key. */
+  /**
+   * Calls in flight, by key.
+   * @type {Map<number, {
+   *   controller: AbortController, onEvent: Entry['onEvent'], toolCallId: string,
+   *   parentToolCallId: string | null, toolId: string, name: string, started: number,
+   * }>}
+   */
   const live = new Map()
 
   // Settlements cross back to the workers in batches: every call that ends
@@ -138,6 +183,7 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
    * accessor pair in the object's hidden class, and closures per call made
    * every call its own class, kept alive with its input (large inputs then
    * reached the old generation and full collections held the event loop).
+   * @type {WeakMap<object, AbortController>}
    */
   const controllers = new WeakMap()
   const SIGNAL = {
@@ -145,6 +191,7 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
       const controller = controllers.get(this)
       return controller === undefined ? undefined : controller.signal
     },
+    /** @param {unknown} value */
     set(value) {
       defineProperty(this, 'signal', { value, writable: true, enumerable: true, configurable: true })
     },
@@ -152,11 +199,19 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     configurable: true,
   }
 
-  /** The text of what a call threw or rejected with (thrown.js). */
+  /**
+   * The text of what a call threw or rejected with (thrown.js).
+   * @param {unknown} error
+   * @returns {string}
+   */
   function message(error) {
     return messageOf(error, TOOL_CALL_FAILED)
   }
 
+  /**
+   * @param {(event: CallEvent) => void} onEvent
+   * @param {CallEvent} event
+   */
   function emit(onEvent, event) {
     try {
       onEvent(event)
@@ -165,11 +220,18 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     }
   }
 
+  /**
+   * @param {number} key
+   * @param {boolean} ok
+   * @param {string} payload
+   * @param {unknown} [value]
+   */
   function finish(key, ok, payload, value) {
     const call = live.get(key)
     if (call === undefined) return
     live.delete(key)
     if (call.onEvent !== undefined) {
+      /** @type {CallEvent} */
       const event = { type: 'nested_call_finished', toolCallId: call.toolCallId }
       if (call.parentToolCallId !== null) event.parentToolCallId = call.parentToolCallId
       event.toolId = call.toolId
@@ -187,16 +249,24 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
   /**
    * What a plugin namespace call resolves to: the result's `details` when it
    * is an object that has them, else the result.
+   * @param {unknown} value
+   * @returns {unknown}
    */
   function details(value) {
     if (value !== null && typeof value === 'object' && !isArray(value)) {
-      const inner = value.details
+      const inner = /** @type {{ details?: unknown }} */ (value).details
       if (inner !== undefined) return inner
     }
     return value
   }
 
+  /**
+   * @param {number} key
+   * @param {unknown} returned
+   * @param {boolean} namespace
+   */
   function follow(key, returned, namespace) {
+    /** @param {unknown} value */
     const onValue = (value) => {
       let w
       try {
@@ -208,6 +278,7 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
       results.push({ key, w, value })
       writeResults()
     }
+    /** @param {unknown} error */
     const onError = (error) => finish(key, false, message(error))
     // Like `await`: a plain value is the result, a thenable is followed.
     apply(promiseThen, apply(promiseResolve, PromiseClass, [returned]), [onValue, onError])
@@ -222,13 +293,15 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
    * (`appendResult`; the binding keeps no more of it than the run's bridge
    * budget, and counts the rest). A result whose call was aborted meanwhile
    * is dropped.
+   * @type {({ key: number, w: import('./result-json.js').Writer, value: unknown } | undefined)[]}
    */
   const results = []
   let resultsHead = 0
   const writing = turnBudget(TURN_MS, now, immediate)
   function writeResults() {
     while (resultsHead < results.length && writing.hasTime()) {
-      const job = results[resultsHead]
+      // Below `results.length` from `resultsHead` on, every slot holds a job.
+      const job = /** @type {NonNullable<(typeof results)[number]>} */ (results[resultsHead])
       if (!live.has(job.key)) {
         results[resultsHead++] = undefined
         continue
@@ -284,14 +357,21 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
    * input (parsed, or replayed from pieces, or for a namespace call mapped,
    * written and rebuilt), or why it failed.
    * @typedef {{
-   *   execute: Function, onEvent: Function | undefined,
+   *   execute: (call: GatewayCall) => unknown,
+   *   onEvent: ((event: CallEvent) => void) | undefined,
    *   call: import('./records').NestedCall & { input?: unknown },
-   *   mapInput: Function | undefined,
+   *   mapInput: ((id: string, path: string, args: unknown) => unknown) | undefined,
    *   parsed?: boolean, failed?: string, input?: unknown,
-   *   replay?: import('./pieces.js').Replay, writing?: any,
+   *   replay?: import('./pieces.js').Replay,
+   *   writing?: import('./result-json.js').Writer | null,
    *   checking?: boolean, checked?: boolean,
    *   rejection?: string | null,
    * }} Entry
+   */
+
+  /**
+   * An entry of a plugin namespace call: one whose `call.namespace` is set.
+   * @typedef {Entry & { call: { namespace: import('./records').NamespaceTarget } }} NamespaceEntry
    */
 
   /**
@@ -302,6 +382,10 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
    * undefined when the run has no namespaces. A call with a `rejection`
    * (its input failed its schema) is shown as a failed call and never
    * started.
+   * @param {Entry['execute']} execute
+   * @param {Entry['onEvent']} onEvent
+   * @param {string} batch
+   * @param {Entry['mapInput']} mapInput
    */
   function start(execute, onEvent, batch, mapInput) {
     const since = now()
@@ -341,6 +425,8 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
    * Makes the entry's input within this turn's budget; false when it needs
    * another turn. A plugin namespace call's input is then mapped by the
    * plugin and made JSON-safe (`mapped`).
+   * @param {Entry} entry
+   * @returns {boolean}
    */
   function ready(entry) {
     if (entry.parsed !== true) {
@@ -352,7 +438,8 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     if (entry.checking === true) return false
     if (entry.checked === true) return parsed(entry)
     try {
-      return mapped(entry)
+      // Only a namespace call gets here: the others were ready once parsed.
+      return mapped(/** @type {NamespaceEntry} */ (entry))
     } catch (error) {
       entry.failed = message(error)
       return true
@@ -368,6 +455,8 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
    * binding, which checks it against the tool's schema: at once when it is
    * short and its check cheap, else on the checker thread, which also cuts
    * it into pieces for `parsed` to take (`checkInput`).
+   * @param {NamespaceEntry} entry
+   * @returns {boolean}
    */
   function mapped(entry) {
     const { call } = entry
@@ -381,9 +470,10 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     }
     if (!spend()) return false
     // The text written in this turn, joined now: the writer keeps every
-    // element's text apart until `take()`.
-    const done = entry.writing.write(starting.deadline())
-    const text = entry.writing.take()
+    // element's text apart until `take()`. (Its writer is null only once
+    // written, and a written input is not mapped again.)
+    const done = /** @type {import('./result-json.js').Writer} */ (entry.writing).write(starting.deadline())
+    const text = /** @type {import('./result-json.js').Writer} */ (entry.writing).take()
     if (!done) {
       appendInput(call.key, text)
       return false
@@ -419,6 +509,8 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
    * Takes the entry's input and turns it into a value within this turn's
    * budget; false when its pieces need another turn. A call aborted while
    * waiting is not parsed at all.
+   * @param {Entry} entry
+   * @returns {boolean}
    */
   function parsed(entry) {
     const { key } = entry.call
@@ -441,14 +533,19 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     }
     if (cancelled.has(key)) return true
     try {
-      return assembled(entry)
+      // Its replay was made above, now or in an earlier turn.
+      return assembled(/** @type {Entry & { replay: import('./pieces.js').Replay }} */ (entry))
     } catch (error) {
       entry.failed = message(error)
       return true
     }
   }
 
-  /** Replays the entry's pieces within this turn's budget; its input once whole. */
+  /**
+   * Replays the entry's pieces within this turn's budget; its input once whole.
+   * @param {Entry & { replay: import('./pieces.js').Replay }} entry
+   * @returns {boolean}
+   */
   function assembled(entry) {
     if (!assemble(entry.replay, spend)) return false
     entry.input = entry.replay.input
@@ -474,6 +571,7 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
       settle(key, false, message(error))
       return
     }
+    /** @type {GatewayCall} */
     const call = { id, name, source }
     if (sourceName !== null) call.sourceName = sourceName
     call.input = input
@@ -486,6 +584,7 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     defineProperty(call, 'signal', SIGNAL)
     live.set(key, { controller, onEvent, toolCallId, parentToolCallId, toolId: id, name, started: now() })
     if (onEvent !== undefined) {
+      /** @type {CallEvent} */
       const event = { type: 'nested_call_started', toolCallId }
       if (parentToolCallId !== null) event.parentToolCallId = parentToolCallId
       event.toolId = id
@@ -512,9 +611,12 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
   /** Exec and wait results too long to parse in one piece (deliver.js). */
   const deliver = deliverer(TURN_MS, now, immediate)
 
-  /** Fires the signals of these calls and ends them; a later settlement is ignored. */
+  /**
+   * Fires the signals of these calls and ends them; a later settlement is ignored.
+   * @param {string} keys JSON text of the calls' keys
+   */
   function abort(keys) {
-    for (const key of parse(keys)) {
+    for (const key of /** @type {number[]} */ (parse(keys))) {
       const call = live.get(key)
       if (call === undefined) {
         // Not started yet: it never will be.

@@ -10,6 +10,25 @@ const { constants, messages } = require('./boundary.js')
 const { messageOf } = require('./thrown.js')
 const { scopeWriter } = require('./scope.js')
 
+/**
+ * A registration as the registry keeps it (frozen), with the plugin's
+ * createScope.
+ * @typedef {Readonly<{
+ *   id: string, pluginId: string, globalName: string,
+ *   description: string | undefined, prompt: string | undefined,
+ *   requiredToolNames: readonly string[], createScope: Function,
+ * }>} NamespaceRecord
+ */
+
+/**
+ * What the run context gives every createScope's `ctx` besides `signal`
+ * (context.rs `scope_context`).
+ * @typedef {{
+ *   agentId: string | undefined, sessionKey: string | undefined,
+ *   sessionId: string | undefined, runId: string, config: unknown,
+ * }} ScopeBase
+ */
+
 module.exports = function codeModeNamespaces() {
   const GUEST_GLOBALS = new Set(constants.GUEST_GLOBALS)
   const RESERVED_WORDS = new Set(constants.RESERVED_WORDS)
@@ -33,24 +52,49 @@ module.exports = function codeModeNamespaces() {
   const WeakMapClass = WeakMap
   const IDENTIFIER = /^[\p{ID_Start}$_][\p{ID_Continue}$\u200C\u200D]*$/u
 
-  /** Registrations by id, in registration order. */
+  /**
+   * Registrations by id, in registration order.
+   * @type {Map<string, NamespaceRecord>}
+   */
   const registry = new MapClass()
-  /** Every marker createCodeModeNamespaceTool made, with what it holds. */
+  /**
+   * Every marker createCodeModeNamespaceTool made, with what it holds.
+   * @type {WeakMap<object, Target>}
+   */
   const markers = new WeakMapClass()
 
-  /** The text of what the plugin's code threw (thrown.js). */
+  /**
+   * The text of what the plugin's code threw (thrown.js).
+   * @param {unknown} error
+   * @returns {string}
+   */
   function message(error) {
     return messageOf(error, messages.unknownError)
   }
 
+  /**
+   * @param {string} rule
+   * @returns {never}
+   */
   function refuse(rule) {
     throw new TypeErrorClass(messages.registrationRefused(rule))
   }
 
+  /**
+   * Whether `value` is a non-empty string (as a type guard: its false case,
+   * which every caller refuses, holds the empty string too).
+   * @param {unknown} value
+   * @returns {value is string}
+   */
   function text(value) {
     return typeof value === 'string' && value.trim() !== ''
   }
 
+  /**
+   * @param {object} registration
+   * @param {string} name
+   * @returns {string | undefined}
+   */
   function optionalText(registration, name) {
     const value = field(registration, name)
     if (value === undefined || value === null) return undefined
@@ -59,7 +103,11 @@ module.exports = function codeModeNamespaces() {
     return value
   }
 
-  /** Why `name` cannot be a namespace global, or undefined when it can. */
+  /**
+   * Why `name` cannot be a namespace global, or undefined when it can.
+   * @param {string} name
+   * @returns {string | undefined}
+   */
   function globalNameProblem(name) {
     if (!IDENTIFIER.test(name)) return messages.globalNameNotIdentifier(stringify(name))
     if (RESERVED_WORDS.has(name)) return messages.globalNameReservedWord(stringify(name))
@@ -69,15 +117,24 @@ module.exports = function codeModeNamespaces() {
     return undefined
   }
 
-  /** `registration[field]`; a getter that throws is a refusal naming the field. */
+  /**
+   * `registration[field]`; a getter that throws is a refusal naming the field.
+   * @param {object} registration
+   * @param {string} name
+   * @returns {unknown}
+   */
   function field(registration, name) {
     try {
-      return registration[name]
+      return /** @type {Record<string, unknown>} */ (registration)[name]
     } catch (error) {
       return refuse(messages.fieldThrew(name, message(error)))
     }
   }
 
+  /**
+   * @param {unknown} pluginId
+   * @param {unknown} registration
+   */
   function register(pluginId, registration) {
     if (!text(pluginId)) refuse(messages.pluginIdRequired)
     if (registration === null || typeof registration !== 'object') refuse(messages.registrationNotObject)
@@ -91,7 +148,9 @@ module.exports = function codeModeNamespaces() {
     if (problem !== undefined) refuse(problem)
     if (typeof createScope !== 'function') refuse(messages.createScopeNotFunction)
     if (!isArray(requiredToolNames) || requiredToolNames.length === 0) refuse(messages.requiredToolNamesEmpty)
+    /** @type {string[]} */
     const required = []
+    /** @type {unknown[]} */
     let names
     try {
       names = [...requiredToolNames]
@@ -116,6 +175,10 @@ module.exports = function codeModeNamespaces() {
     )
   }
 
+  /**
+   * @param {unknown} toolName
+   * @param {unknown} inputMapper
+   */
   function tool(toolName, inputMapper) {
     if (!text(toolName)) throw new TypeErrorClass(messages.toolNameRequired)
     if (inputMapper !== undefined && typeof inputMapper !== 'function') {
@@ -126,6 +189,7 @@ module.exports = function codeModeNamespaces() {
     return marker
   }
 
+  /** @param {unknown} pluginId */
   function clearPlugin(pluginId) {
     if (typeof pluginId !== 'string') throw new TypeErrorClass(messages.clearPluginIdNotString)
     for (const [id, record] of registry) {
@@ -147,7 +211,7 @@ module.exports = function codeModeNamespaces() {
    * What prepareRun plans with (null when the registry is empty): the
    * registrations' metadata as JSON text for the core, and the records
    * themselves (with their functions) in the same order.
-   * @returns {{ json: string, records: any[] } | null}
+   * @returns {{ json: string, records: NamespaceRecord[] } | null}
    */
   function snapshot() {
     if (registry.size === 0) return null
@@ -159,13 +223,18 @@ module.exports = function codeModeNamespaces() {
       globalName,
       description: description ?? null,
       prompt: prompt ?? null,
-      requiredToolNames,
+      // Frozen, and only written as JSON here.
+      requiredToolNames: /** @type {string[]} */ (requiredToolNames),
     }))
     return { json: stringify(meta), records }
   }
 
   const { serialise, Problem } = scopeWriter(markers)
 
+  /**
+   * @param {unknown[]} args
+   * @returns {unknown}
+   */
   function defaultInput(args) {
     return args.length === 0 || args[0] === null ? {} : args[0]
   }
@@ -183,6 +252,12 @@ module.exports = function codeModeNamespaces() {
    * @typedef {{ problem: import('./records').ScopeProblem, json?: undefined, tables?: undefined }
    *   | { problem?: undefined, json: string, tables: Map<string, Map<string, Target>> }} Outcome
    * @typedef {{ controller: AbortController, waiters: number, promise: Promise<Outcome> }} Attempt
+   * @typedef {{ index: number, scope: import('./scope.js').Scope, problem?: undefined }
+   *   | { index: number, scope?: undefined, problem: InstanceType<typeof Problem> }} Built
+   */
+  /**
+   * @param {NamespaceRecord[]} records
+   * @param {ScopeBase} base
    */
   function bind(records, base) {
     /**
@@ -198,7 +273,13 @@ module.exports = function codeModeNamespaces() {
      */
     let attempt = null
 
-    /** One createScope call, as an outcome: a scope or a problem. */
+    /**
+     * One createScope call, as an outcome: a scope or a problem.
+     * @param {NamespaceRecord} record
+     * @param {number} index
+     * @param {AbortSignal} signal
+     * @returns {Promise<Built>}
+     */
     function call(record, index, signal) {
       const ctx = {
         agentId: base.agentId,
@@ -208,10 +289,12 @@ module.exports = function codeModeNamespaces() {
         config: base.config,
         signal,
       }
+      /** @param {unknown} error */
       const failed = (error) => ({ index, problem: error instanceof Problem ? error : new Problem('create_failed', [], message(error)) })
       return new PromiseClass((resolve) => {
         try {
           const returned = apply(record.createScope, undefined, [ctx])
+          /** @param {unknown} value */
           const onValue = (value) => {
             try {
               resolve({ index, scope: serialise(record, value) })
@@ -253,7 +336,8 @@ module.exports = function codeModeNamespaces() {
           }
           const built = new MapClass()
           const out = []
-          for (const { index, scope } of outcomes) {
+          // None failed: each has its scope.
+          for (const { index, scope } of /** @type {Extract<Built, { problem?: undefined }>[]} */ (outcomes)) {
             const table = new MapClass()
             for (const { path, tool, inputMapper } of scope.callables) table.set(path.join(SEPARATOR), { toolName: tool, inputMapper })
             built.set(records[index].id, table)
@@ -274,6 +358,10 @@ module.exports = function codeModeNamespaces() {
      * done('ready', json) -> whether the core accepted the scopes |
      * done('problem', ScopeProblem) | done('stopped') when `budgetMs`
      * passes or `signal` aborts first.
+     * @param {number} budgetMs
+     * @param {AbortSignal | null | undefined} signal
+     * @param {(kind: import('./records').ScopesDone, payload: unknown) => boolean} done
+     * @returns {boolean | void} what `done` answered, when it was called now
      */
     function scopes(budgetMs, signal, done) {
       /**
@@ -293,8 +381,17 @@ module.exports = function codeModeNamespaces() {
       const current = attempt
       current.waiters++
       let finished = false
+      /** @type {ReturnType<typeof setTimer> | undefined} */
       let timer
+      /** @type {(() => void) | undefined} */
       let onAbort
+      /**
+       * @param {import('./records').ScopesDone | 'aborted'} kind
+       * @param {unknown} [payload] the scopes' JSON text when 'ready', the
+       *   problem when 'problem'
+       * @param {Extract<Outcome, { json: string }>} [outcome] when 'ready'
+       * @returns {boolean | void} what `done` answered, when it was called
+       */
       const finish = (kind, payload, outcome) => {
         if (finished) return
         finished = true
@@ -302,14 +399,16 @@ module.exports = function codeModeNamespaces() {
         current.waiters--
         if (onAbort !== undefined) {
           try {
-            signal.removeEventListener('abort', onAbort)
+            // A listener was added only to a signal.
+            /** @type {AbortSignal} */ (signal).removeEventListener('abort', onAbort)
           } catch {}
         }
         if (kind === 'aborted') {
           if (current.waiters === 0) {
             if (attempt === current) attempt = null
             try {
-              current.controller.abort(signal.reason)
+              // Only the signal aborts a waiter.
+              current.controller.abort(/** @type {AbortSignal} */ (signal).reason)
             } catch {}
           }
           return tell('stopped')
@@ -317,8 +416,8 @@ module.exports = function codeModeNamespaces() {
         if (kind !== 'ready') return tell(kind, payload)
         if (json !== null) return tell('ready', json)
         if (tell('ready', payload) === true) {
-          json = payload
-          tables = outcome.tables
+          json = /** @type {string} */ (payload)
+          tables = /** @type {Extract<Outcome, { json: string }>} */ (outcome).tables
         } else if (attempt === current) {
           attempt = null
         }
@@ -339,6 +438,12 @@ module.exports = function codeModeNamespaces() {
       current.promise.then((outcome) => (outcome.json !== undefined ? finish('ready', outcome.json, outcome) : finish('problem', outcome.problem)))
     }
 
+    /**
+     * @param {string} id
+     * @param {string} path
+     * @param {unknown} args
+     * @returns {unknown}
+     */
     function input(id, path, args) {
       const target = tables === null ? undefined : tables.get(id)?.get(path)
       if (target === undefined || !isArray(args)) throw new ErrorClass(messages.namespaceCallRefused(stringify(id), stringify(path)))

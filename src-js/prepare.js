@@ -14,6 +14,23 @@
 const { constants, messages, ToolSourceCode, ToolFlag } = require('./boundary.js')
 const { messageOf } = require('./thrown.js')
 
+/**
+ * The tools as columns (records.d.ts `ToolColumns`, less `problems`).
+ * @typedef {Omit<import('./records').ToolColumns, 'problems'>} Table
+ */
+
+/**
+ * A value of the gateway's `RunContext.tools` as it came: anything, each
+ * part checked before it is kept. An object's fields are read by name, and
+ * are such values too.
+ * @typedef {GatewayObject | Function | string | number | bigint | boolean | symbol | null | undefined} GatewayValue
+ */
+
+/** @typedef {{ readonly [field: string]: GatewayValue }} GatewayObject */
+
+/**
+ * @returns {import('./records').PrepareFunctions}
+ */
 module.exports = function codeModePrepare() {
   const firstSlice = constants.TOOLS_FIRST_SLICE
   const maxSlice = constants.TOOLS_MAX_SLICE
@@ -28,6 +45,7 @@ module.exports = function codeModePrepare() {
   const timeout = setTimeout
 
   // A field JSON would leave out, or write as null.
+  /** @type {(value: unknown) => boolean} */
   const absent = (value) =>
     value === undefined ||
     value === null ||
@@ -35,11 +53,13 @@ module.exports = function codeModePrepare() {
     typeof value === 'symbol' ||
     (typeof value === 'number' && !Number.isFinite(value))
 
+  /** @type {(message: string) => never} */
   const fail = (message) => {
     throw new Error(message)
   }
 
   // Paths are made only for a message: `RunContext.tools[i].field`.
+  /** @type {(index: number, field: string) => string} */
   const path = (index, field) => (field === '' ? messages.toolPath(index) : messages.toolFieldPath(index, field))
 
   // The checks below test the common case inline and call these only
@@ -47,20 +67,28 @@ module.exports = function codeModePrepare() {
   // interpreter, where every call counts.
 
   // A required string field that is not a non-empty string.
+  /** @type {(index: number, field: string) => never} */
   const notRequired = (index, field) => fail(messages.toolFieldRequired(path(index, field)))
 
   // An optional string field that is not a string: null when absent.
+  /** @type {(value: unknown, index: number, field: string) => null} */
   const optional = (value, index, field) => (absent(value) ? null : fail(messages.toolFieldNotString(path(index, field))))
 
   // A boolean field that is not a boolean: false when absent.
+  /** @type {(value: unknown, index: number, field: string) => false} */
   const flag = (value, index, field) => (absent(value) ? false : fail(messages.toolFieldNotBoolean(path(index, field))))
 
+  /**
+   * @param {GatewayValue} value
+   * @returns {value is GatewayObject}
+   */
   const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value)
 
   // The tools as columns, one array per field (a few arrays rather than an
   // object per tool: less for the collector to copy while the list is
   // kept). `flags` holds the ToolFlag bits; `sources` a ToolSourceCode;
   // `servers` null without MCP metadata (records.d.ts `ToolColumns`).
+  /** @type {(count: number) => Table} */
   const table = (count) => ({
     names: new Array(count),
     labels: new Array(count),
@@ -77,6 +105,7 @@ module.exports = function codeModePrepare() {
   // Checks tool `i` and writes its fields into `t`. Fields are checked in
   // the order of the messages' table in docs/errors.md, so the first
   // problem is the one reported.
+  /** @type {(t: Table, tool: GatewayValue, i: number) => void} */
   const take = (t, tool, i) => {
     if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) fail(messages.toolNotObject(path(i, '')))
     const name = tool.name
@@ -131,6 +160,11 @@ module.exports = function codeModePrepare() {
   // Checks `tools` and returns the table, the indexes of the direct-only
   // tools and the outline as JSON text (records.d.ts `Scanned`). `requiredTools` lists `pluginId + '\0' + name`
   // of the tools registered plugin namespaces require.
+  /**
+   * @param {unknown} tools
+   * @param {string[]} requiredTools
+   * @returns {import('./records').Scanned}
+   */
   function scan(tools, requiredTools) {
     if (!Array.isArray(tools)) fail(messages.toolsNotArray)
     const wanted = requiredTools.length > 0 ? new Set(requiredTools) : null
@@ -139,7 +173,9 @@ module.exports = function codeModePrepare() {
     if (!Number.isSafeInteger(count) || count < 0 || count > 0xffffffff) fail(messages.toolsNotArray)
     // Columns grow past this; a sparse array's length allocates nothing.
     const t = table(Math.min(count, 65536))
+    /** @type {number[]} */
     const direct = []
+    /** @type {Set<string>} */
     const servers = new Set()
     /** @type {import('./records').PluginTool[]} */
     const plugins = []
@@ -156,9 +192,9 @@ module.exports = function codeModePrepare() {
       if (LEGACY.has(name)) continue
       const source = t.sources[i]
       sources[source]++
-      if (source === ToolSourceCode.MCP && t.servers[i] !== null) servers.add(t.servers[i])
+      if (source === ToolSourceCode.MCP && t.servers[i] !== null) servers.add(/** @type {string} */ (t.servers[i]))
       if (source === ToolSourceCode.OPENCLAW && wanted !== null && t.sourceNames[i] !== null && wanted.has(`${t.sourceNames[i]}\0${name}`)) {
-        plugins.push({ pluginId: t.sourceNames[i], name })
+        plugins.push({ pluginId: /** @type {string} */ (t.sourceNames[i]), name })
       }
     }
     /** @type {import('./records').ToolsOutline} */
@@ -181,14 +217,20 @@ module.exports = function codeModePrepare() {
   // Why a value could not be written, in one line (V8 explains a cycle
   // over several). Never throws, whatever was thrown (a Symbol, an object
   // without a prototype, a throwing getter).
+  /** @type {(error: unknown) => string} */
   const reason = (error) => messageOf(error, messages.schemaThrewNoText).split('\n')[0]
 
   /**
    * The columns of the tools at indexes[from, to) (positions from..to when
    * `indexes` is null).
+   * @param {Table} t
+   * @param {number[] | null} indexes
+   * @param {number} from
+   * @param {number} to
    * @returns {import('./records').ToolColumns}
    */
   const columnsOf = (t, indexes, from, to) => {
+    /** @type {<T>(column: T[]) => T[]} */
     const pick =
       indexes === null
         ? (column) => column.slice(from, to)
@@ -216,6 +258,7 @@ module.exports = function codeModePrepare() {
   // one would be longer than a string can be. A schema JSON cannot write (a
   // cycle, a BigInt, a throwing toJSON) is left out, and `problems` says
   // why (null when no schema was left out).
+  /** @type {(t: Table, indexes: number[] | null, from: number, to: number) => string[]} */
   const columnsTexts = (t, indexes, from, to) => {
     const columns = columnsOf(t, indexes, from, to)
     try {
@@ -251,6 +294,7 @@ module.exports = function codeModePrepare() {
 
   // The tools at `indexes` (all of them when null) as JSON texts, now, one
   // per line (JSON.stringify never writes a line break).
+  /** @type {(t: Table, indexes: number[] | null) => string} */
   const serialize = (t, indexes) =>
     columnsTexts(t, indexes, 0, indexes === null ? t.names.length : indexes.length).join('\n')
 
@@ -264,7 +308,14 @@ module.exports = function codeModePrepare() {
   // turn reaches the event loop: the writing stops there and `fail(reason)`
   // ends the build with it (calls waiting for the catalog get it). Once
   // all is handed over, nothing here keeps the gateway's tools alive.
+  /**
+   * @param {Table} t
+   * @param {(text: string, last: boolean) => boolean} push
+   * @param {(reason: string) => void} fail
+   * @returns {() => void}
+   */
   function stream(t, push, fail) {
+    /** @type {Table | null} */
     let table = t
     const count = t.names.length
     let next = 0
@@ -272,6 +323,7 @@ module.exports = function codeModePrepare() {
     let ended = false
     let busy = false
     let stopped = false
+    /** @type {(deadline: number | undefined) => void} */
     const pump = (deadline) => {
       // A schema's toJSON that reads the surface's catalog would re-enter.
       if (busy) fail(messages.toolsReadAgain)
@@ -282,11 +334,13 @@ module.exports = function codeModePrepare() {
         busy = false
       }
     }
+    /** @type {(deadline: number | undefined) => void} */
     const write = (deadline) => {
       while (!ended) {
         const started = now()
         const to = Math.min(count, next + size)
-        const texts = columnsTexts(table, null, next, to)
+        // The table is dropped only once the writing has ended.
+        const texts = columnsTexts(/** @type {Table} */ (table), null, next, to)
         next = to
         const last = next >= count
         let wanted = true
@@ -329,6 +383,10 @@ module.exports = function codeModePrepare() {
 
   // Calls `fn` after `ms` milliseconds, from a timer that does not keep the
   // process alive.
+  /**
+   * @param {number} ms
+   * @param {() => void} fn
+   */
   function later(ms, fn) {
     const timer = timeout(fn, ms)
     if (typeof timer === 'object' && typeof timer.unref === 'function') timer.unref()

@@ -5,6 +5,12 @@
 
 const { constants, messages } = require('./boundary.js')
 
+/**
+ * A writer of one result (`writer`): `write(deadline)` works until done
+ * (true) or past `deadline` (false); `take()` hands over the text so far.
+ * @typedef {{ write: (deadline: number) => boolean, take: () => string }} Writer
+ */
+
 module.exports = function codeModeResultJson() {
   const maxDepth = constants.MAX_DEPTH
   const apply = Reflect.apply
@@ -75,6 +81,8 @@ module.exports = function codeModeResultJson() {
    * Proxy) and listing the keys of one object (`Object.keys`). What it
    * throws (a value nested deeper than the bound, whatever a getter throws)
    * fails the call, as the message of the error.
+   * @param {unknown} value
+   * @returns {Writer}
    */
   function writer(value) {
     const ancestors = new SetClass()
@@ -129,7 +137,10 @@ module.exports = function codeModeResultJson() {
       return [isArray(value) ? ARRAY : OBJECT, value]
     }
 
-    /** Writes a string: at once when short, else chunk by chunk on the stack. */
+    /**
+     * Writes a string: at once when short, else chunk by chunk on the stack.
+     * @param {string} text
+     */
     function string(text) {
       if (text.length <= CHUNK) {
         sink.push(stringify(apply(toWellFormed, text, [])))
@@ -139,7 +150,12 @@ module.exports = function codeModeResultJson() {
       stack.push([LITERAL, '"'], [CHUNKS, text, 0])
     }
 
-    /** Starts writing a resolved value. */
+    /**
+     * Starts writing a resolved value.
+     * @param {number} kind
+     * @param {any} payload what `kind` says it is (a string, JSON text, an
+     *   Error, an array, an object, a Buffer): its type depends on `kind`
+     */
     function start(kind, payload) {
       switch (kind) {
         case SKIP:

@@ -8,6 +8,17 @@ const { constants, messages } = require('./boundary.js')
 const { messageOf } = require('./thrown.js')
 
 /**
+ * A callable place of a scope: its path, the marker's tool and its mapper.
+ * @typedef {{ path: string[], tool: string, inputMapper: Function | undefined }} Callable
+ */
+
+/**
+ * A scope as data (the core's `Scope`, with each callable's mapper): its
+ * JSON-safe tree and its callable places.
+ * @typedef {{ tree: unknown, callables: Callable[] }} Scope
+ */
+
+/**
  * The serialiser of scopes whose tool markers are those of `markers` (the
  * registry's: marker -> { toolName, inputMapper }).
  * @param {WeakMap<object, { toolName: string, inputMapper: Function | undefined }>} markers
@@ -32,7 +43,11 @@ function scopeWriter(markers) {
   const objectToString = Object.prototype.toString
   const toWellFormed = String.prototype.toWellFormed
 
-  /** The text of what the plugin's code threw (thrown.js). */
+  /**
+   * The text of what the plugin's code threw (thrown.js).
+   * @param {unknown} error
+   * @returns {string}
+   */
   function message(error) {
     return messageOf(error, messages.unknownError)
   }
@@ -51,12 +66,20 @@ function scopeWriter(markers) {
     }
   }
 
-  /** `a Map`, `an Error`. */
+  /**
+   * `a Map`, `an Error`.
+   * @param {string} name
+   * @returns {string}
+   */
   function article(name) {
     return /^[AEIOUaeiou]/.test(name) ? messages.describedAn(name) : messages.describedA(name)
   }
 
-  /** What a value that is not plain is, for a message: `a Map`, `an object tagged [object X]`. */
+  /**
+   * What a value that is not plain is, for a message: `a Map`, `an object tagged [object X]`.
+   * @param {unknown} value
+   * @returns {string}
+   */
   function describe(value) {
     try {
       const prototype = getPrototypeOf(value)
@@ -70,9 +93,14 @@ function scopeWriter(markers) {
     }
   }
 
+  /**
+   * @param {unknown} value
+   * @returns {string}
+   */
   function typeName(value) {
     if (value === null) return 'null'
-    if (markers.has(value)) return messages.describedMarker
+    // A primitive is no key of the WeakMap: `has` answers false.
+    if (markers.has(/** @type {object} */ (value))) return messages.describedMarker
     if (isArray(value)) return messages.describedArray
     if (typeof value === 'object') return describe(value)
     return typeof value === 'undefined' ? 'undefined' : article(typeof value)
@@ -86,15 +114,25 @@ function scopeWriter(markers) {
    * mapper. Shared references are copied; cycles, raw functions, unsafe
    * keys, values that are not plain and markers of tools the registration
    * does not require are refused with their path.
+   * @param {{ requiredToolNames: readonly string[] }} record
+   * @param {unknown} root
+   * @returns {Scope}
    */
   function serialise(record, root) {
     if (root === null || typeof root !== 'object' || isArray(root) || markers.has(root)) {
       throw new Problem('not_object', [], typeName(root))
     }
     const required = record.requiredToolNames
+    /** @type {Callable[]} */
     const callables = []
+    /** @type {unknown[]} */
     const ancestors = []
     let nodes = 0
+    /**
+     * @param {unknown} value
+     * @param {string[]} path
+     * @returns {unknown}
+     */
     function node(value, path) {
       if (++nodes > MAX_NODES) throw new Problem('too_large', [])
       if (typeof value === 'function') throw new Problem('function', path.slice())
@@ -108,7 +146,7 @@ function scopeWriter(markers) {
           return null
         }
         try {
-          if (typeof value.toJSON === 'function') value = value.toJSON(path.length === 0 ? '' : path[path.length - 1])
+          if (typeof /** @type {{ toJSON?: unknown }} */ (value).toJSON === 'function') value = /** @type {{ toJSON: (key: string) => unknown }} */ (value).toJSON(path.length === 0 ? '' : path[path.length - 1])
         } catch (error) {
           throw new Problem('threw', path.slice(), message(error))
         }
@@ -138,19 +176,20 @@ function scopeWriter(markers) {
         if (!array) {
           const prototype = getPrototypeOf(value)
           if (prototype !== ObjectPrototype && prototype !== null) throw new Problem('unsupported', path.slice(), describe(value))
-          members = keys(value)
+          members = keys(/** @type {object} */ (value))
         }
       } catch (error) {
         if (error instanceof Problem) throw error
         throw new Problem('threw', path.slice(), message(error))
       }
       ancestors.push(value)
+      /** @type {unknown[] | Record<string, unknown>} */
       let out
       if (array) {
         out = []
         let length
         try {
-          length = value.length
+          length = /** @type {unknown[]} */ (value).length
         } catch (error) {
           throw new Problem('threw', path.slice(), message(error))
         }
@@ -162,7 +201,8 @@ function scopeWriter(markers) {
         }
       } else {
         out = {}
-        for (const key of members) {
+        // An object's keys, read above when it was not an array.
+        for (const key of /** @type {string[]} */ (members)) {
           const name = apply(toWellFormed, key, [])
           if (isUnsafeKey(name)) {
             throw new Problem('unsafe_key', path.slice(), stringify(name))
@@ -177,10 +217,16 @@ function scopeWriter(markers) {
       ancestors.pop()
       return out
     }
+    /**
+     * @param {unknown} container an array or plain object
+     * @param {string | number} key
+     * @param {string[]} path
+     * @returns {unknown}
+     */
     function read(container, key, path) {
       let value
       try {
-        value = container[key]
+        value = /** @type {Record<string | number, unknown>} */ (container)[key]
       } catch (error) {
         throw new Problem('threw', path.slice(), message(error))
       }
