@@ -6,7 +6,8 @@
 //
 //   node bench/validation.mjs [rounds, default 50] [--hostile]
 //
-// With --hostile, only the second part: hostile schemas on the Node thread.
+// With --hostile, only the second part: hostile schemas of namespace calls,
+// and the Node thread's longest stall.
 
 import { createRequire } from 'node:module'
 
@@ -76,12 +77,13 @@ if (!hostileOnly) {
   for (const row of rows) console.log(row)
 }
 
-// Hostile schemas and inputs, checked on the Node thread (a plugin namespace
-// call's mapped input is checked there, docs/nested-calls.md): the event
+// Hostile schemas and inputs of plugin namespace calls, whose mapped input
+// the Node thread checks itself only when it is short and its check cheap
+// (docs/nested-calls.md; the others go to the checker thread): the event
 // loop's longest stall while each call is started. A sampler measures the
 // gaps between its turns (setImmediate); each case sweeps the input's size
-// up to what the Node thread reads (256 KiB), so the worst lands near the
-// budget the schema's analysis allows. Every stall must stay under 50 ms.
+// up to 256 KiB, past where the Node thread stops checking, so the worst
+// lands near the budget it allows itself. Every stall must stay under 50 ms.
 
 /** `levels` definitions, each made by `link` from a `$ref` to the next. */
 function chain(levels, link, last = { type: 'object' }) {
@@ -230,7 +232,7 @@ for (const [index, { name, parameters, inputs }] of HOSTILE.entries()) {
 await hostileMode.close()
 binding.clearCodeModeNamespacesForTest?.()
 
-console.log(`\nHostile schemas checked on the Node thread (namespace calls), ${hostileRounds} rounds: the event loop's longest stall while the call starts`)
+console.log(`\nHostile schemas of namespace calls (checked on the Node thread only when short and cheap), ${hostileRounds} rounds: the event loop's longest stall while the call starts`)
 console.log('(median over the rounds, for the input whose validation costs most; "off": the same call with validateToolInputs false)\n')
 console.log('| case | stall | validation off | validation | longest stall | at input | answer |')
 console.log('|---|---:|---:|---:|---:|---|---|')

@@ -541,6 +541,11 @@ impl Bridge {
             Message::Checked(key, rejection) => {
                 if let Err(error) = self.checked(env, key, rejection) {
                     self.warn(env, &messages::checked_undelivered(&error.to_string()));
+                    // The call will not start: its run is not left waiting.
+                    self.inputs.lock().remove(&key);
+                    if let Some(reply) = self.replies.lock().remove(&key) {
+                        reply.settle(Err(error.reason.clone()));
+                    }
                 }
             }
         }
