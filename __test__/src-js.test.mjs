@@ -1,6 +1,6 @@
 // Unit tests of the binding's JavaScript halves (src-js/), required as the
-// CommonJS modules they are, without the addon: the piece replay and the
-// per-turn budget. What they do inside a running instance is tested through
+// CommonJS modules they are, without the addon: the piece replay, the
+// per-turn budget, and the order in which the bridge starts calls. What they do inside a running instance is tested through
 // the public API (result-slices, hardening, namespaces).
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -10,7 +10,8 @@ import { describe, test } from 'node:test'
 const require = createRequire(import.meta.url)
 const { replay, assemble } = require('../src-js/pieces.js')
 const { turnBudget } = require('../src-js/turns.js')
-const { PieceOp } = require('../src-js/boundary.js')
+const { PieceOp, messages } = require('../src-js/boundary.js')
+const codeModeHost = require('../src-js/host.js')
 
 /** Pieces the core cut (boundary/tests.rs writes them: split at 48 bytes, 8 members). */
 const CASES = JSON.parse(readFileSync(new URL('./fixtures/pieces.json', import.meta.url), 'utf8'))
@@ -136,5 +137,100 @@ describe('turns.js', () => {
     budget.spend()
     budget.next(false, () => {})
     assert.equal(scheduled.length, 1, 'the spent time is given back in the next turn')
+  })
+})
+
+describe('host.js', () => {
+  /** A nested call as the core hands it over (records.d.ts `NestedCall`). */
+  const call = (key, fields) => ({
+    key,
+    kind: 'call',
+    toolId: `openclaw:core:t${key}`,
+    name: `t${key}`,
+    source: 'openclaw',
+    sourceName: null,
+    toolCallId: `c${key}`,
+    parentToolCallId: null,
+    codeModeRunId: null,
+    namespace: null,
+    rejection: null,
+    ...fields,
+  })
+  const namespaceCall = (key, args) =>
+    call(key, { kind: 'namespace', input: args, namespace: { id: 'issues', path: 'update', callee: 'Issues.update' } })
+
+  /**
+   * The bridge with the binding's functions recorded: `checkInput` sends
+   * every mapped input to the checker thread (answers true), and
+   * `takeInput` gives back what was checked.
+   */
+  function bridge() {
+    const seen = { settled: [], checks: [], started: [] }
+    const inputs = new Map()
+    const host = codeModeHost(
+      ({ keys, oks, payloads }) => keys.forEach((key, k) => seen.settled.push([key, oks[k], payloads[k]])),
+      (key) => inputs.get(key) ?? null,
+      () => false,
+      () => {},
+      () => {},
+      (key, toolId, callee, text) => {
+        seen.checks.push(key)
+        inputs.set(key, text)
+        return true
+      },
+    )
+    const execute = (nested) => {
+      seen.started.push([nested.toolCallId, nested.input])
+      return { ok: true }
+    }
+    const mapInput = (id, path, args) => ({ mapped: args })
+    return { host, seen, start: (calls) => host.start(execute, undefined, JSON.stringify(calls), mapInput) }
+  }
+
+  /** Lets the event loop turn until `done()` or 1,000 turns. */
+  async function turnsUntil(done) {
+    for (let turn = 0; turn < 1000 && !done(); turn++) await new Promise((resolve) => setImmediate(resolve))
+    return done()
+  }
+
+  test('a namespace call whose input is being checked does not hold up the calls behind it', async () => {
+    const { host, seen, start } = bridge()
+    start([namespaceCall(1, [{ title: 'x' }]), call(2, { input: { path: '/a' } })])
+    assert.ok(await turnsUntil(() => seen.started.length === 1), 'the call behind the check started')
+    assert.deepEqual(seen.checks, [1])
+    assert.deepEqual(seen.started, [['c2', { path: '/a' }]])
+    // Later calls, from this run or another, go ahead too.
+    start([call(3, { input: {} })])
+    assert.ok(await turnsUntil(() => seen.started.length === 2))
+    assert.equal(seen.started[1][0], 'c3')
+    // The check's answer starts it, with its checked input.
+    host.checked(1, null)
+    assert.ok(await turnsUntil(() => seen.started.length === 3))
+    assert.deepEqual(seen.started[2], ['c1', { mapped: [{ title: 'x' }] }])
+  })
+
+  test('a call set aside for its check and refused by it fails with the refusal, never started', async () => {
+    const { host, seen, start } = bridge()
+    start([namespaceCall(1, [1])])
+    assert.ok(await turnsUntil(() => seen.checks.length === 1))
+    host.checked(1, 'refused: no')
+    assert.ok(await turnsUntil(() => seen.settled.length === 1))
+    assert.deepEqual(seen.settled, [[1, false, 'refused: no']])
+    assert.deepEqual(seen.started, [])
+  })
+
+  test('a call aborted while set aside for its check ends aborted once the answer comes, and an answer for no call is ignored', async () => {
+    const { host, seen, start } = bridge()
+    start([namespaceCall(1, [1])])
+    assert.ok(await turnsUntil(() => seen.checks.length === 1))
+    host.abort('[1]')
+    host.checked(7, null)
+    host.checked(1, null)
+    assert.ok(await turnsUntil(() => seen.settled.length === 1))
+    assert.deepEqual(seen.settled, [[1, false, messages.aborted]])
+    assert.deepEqual(seen.started, [])
+    // A second answer for the same call finds nothing.
+    host.checked(1, null)
+    assert.equal(await turnsUntil(() => seen.settled.length > 1), false)
   })
 })

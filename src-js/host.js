@@ -341,14 +341,21 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
    * its shape); the rest wait for the next turn and the event loop keeps
    * serving. A large input arrives in pieces (the binding's `pieces::split`),
    * assembled within the same budget, over several turns if need be. Each
-   * turn makes progress: its first call or piece always goes ahead.
+   * turn makes progress: its first call or piece always goes ahead. A
+   * namespace call whose mapped input goes to the checker thread is set
+   * aside (`aside`) until `checked` answers, and the calls behind it go on.
    */
   /** @type {(Entry | undefined)[]} */
   const backlog = []
   let head = 0
   const starting = turnBudget(TURN_MS, now, immediate)
   const spend = () => starting.spend()
-  /** Keys in the backlog, and those of them aborted before they started. */
+  /**
+   * Namespace calls whose mapped input is on the checker thread, by key.
+   * @type {Map<number, Entry>}
+   */
+  const aside = new Map()
+  /** Keys in the backlog or aside, and those of them aborted before they started. */
   const waiting = new Set()
   const cancelled = new Set()
 
@@ -404,20 +411,25 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     while (head < backlog.length && starting.hasTime()) {
       // Below `backlog.length` from `head` on, every slot holds an entry.
       const entry = /** @type {Entry} */ (backlog[head])
-      if (!ready(entry)) break
+      const isReady = ready(entry)
+      if (!isReady && entry.checking !== true) break
       backlog[head] = undefined
       head++
-      startOne(entry)
-      spend()
+      if (isReady) {
+        startOne(entry)
+        spend()
+      } else {
+        // Its input is being checked on the checker thread: `checked` puts
+        // it back in the backlog.
+        aside.set(entry.call.key, entry)
+      }
     }
     if (head === backlog.length) {
       backlog.length = 0
       head = 0
     }
-    // Next turn: a fresh budget, and whatever still waits, unless the next
-    // call waits for its input's check (`checked` drains then).
-    const blocked = head < backlog.length && /** @type {Entry} */ (backlog[head]).checking === true
-    starting.next(head < backlog.length && !blocked, drain)
+    // Next turn: a fresh budget, and whatever still waits.
+    starting.next(head < backlog.length, drain)
     keepHot()
   }
 
@@ -491,17 +503,20 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
   }
 
   /**
-   * The answer of a check made on the checker thread, for the call waiting
-   * at the head of the backlog: its rejection, or null.
+   * The answer of a check made on the checker thread, for a call set aside:
+   * its rejection, or null. The call goes back to the end of the backlog,
+   * to take its checked input and start.
    * @param {number} key
    * @param {string | null} rejection
    */
   function checked(key, rejection) {
-    const entry = head < backlog.length ? backlog[head] : undefined
-    if (entry === undefined || entry.call.key !== key || entry.checking !== true) return
+    const entry = aside.get(key)
+    if (entry === undefined) return
+    aside.delete(key)
     entry.checking = false
     entry.checked = true
     if (rejection !== null) entry.rejection = rejection
+    backlog.push(entry)
     drain()
   }
 

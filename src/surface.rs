@@ -64,6 +64,16 @@ impl CodeModeRunSurface {
     }
 }
 
+/// A surface is dropped on the JavaScript thread, in the turn after the
+/// garbage collector found it unreachable; its build (catalog, `MCP`
+/// namespace, agent run) is freed on the builder thread instead.
+impl Drop for CodeModeRunSurface {
+    fn drop(&mut self) {
+        let prepared = std::mem::replace(&mut self.parts.prepared, Prepared::retired());
+        self.runtime.builder.retire(prepared);
+    }
+}
+
 /// A result's JSON text (cut into pieces on the thread that finished the
 /// call, when long), turned into a JavaScript object on the JS thread: at
 /// once, or, from pieces, over several turns (the promise resolves with a
