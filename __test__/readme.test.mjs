@@ -62,7 +62,14 @@ describe('README code blocks', () => {
     const lines = find(STARTS.npx).code.trim().split('\n')
     assert.equal(lines.length, 3)
     const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(root, 'cli/main.mjs'))}`
-    const sh = (line) => spawnSync('sh', ['-c', line.replaceAll('npx @openclaw/code-mode', command)], { cwd: work, encoding: 'utf8', input: '', timeout: 60000 })
+    // Each line as written (its comment cut), with a longer wait for the MCP
+    // servers than the CLI's default 15 s: `npx -y` starts server-everything
+    // in seconds on a quiet machine, but past 15 s while the rest of the
+    // suite loads both cores.
+    const sh = (line) => {
+      const run = `${line.replace(/\s+#.*$/, '').replaceAll('npx @openclaw/code-mode', command)} --server-timeout-ms 50000`
+      return spawnSync('sh', ['-c', run], { cwd: work, encoding: 'utf8', input: '', timeout: 60000 })
+    }
     const demo = sh(lines[0])
     assert.equal(demo.status, 0, demo.stderr)
     assert.equal(JSON.parse(demo.stdout), '42')

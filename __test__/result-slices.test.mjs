@@ -100,7 +100,7 @@ describe('tool results written in slices', () => {
 describe('exec and wait results delivered in pieces', () => {
   // A result whose JSON text passes 16 KiB (INPUT_PIECE_BYTES) is cut into
   // pieces on the worker thread and assembled by host.js over several turns
-  // of the event loop (host.rs `ResultText`), instead of one JSON.parse.
+  // of the event loop (host/batch.rs `ResultText`), instead of one JSON.parse.
   // How long a turn is held is measured by `npm run bench:stalls` (the
   // "output:" cases), not here.
   const config = { maxOutputBytes: 8 << 20 }

@@ -1,6 +1,7 @@
 // Unit tests of the binding's JavaScript halves (src-js/), required as the
 // CommonJS modules they are, without the addon: the piece replay, the
-// per-turn budget, and the order in which the bridge starts calls. What they do inside a running instance is tested through
+// per-turn budget, the keep-hot turns, and the order in which the bridge
+// starts calls. What they do inside a running instance is tested through
 // the public API (result-slices, hardening, namespaces).
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -12,6 +13,7 @@ const { replay, assemble } = require('../src-js/pieces.js')
 const { turnBudget } = require('../src-js/turns.js')
 const { PieceOp, messages } = require('../src-js/boundary.js')
 const codeModeHost = require('../src-js/host.js')
+const { keeperHot } = require('../src-js/hot.js')
 
 /** Pieces the core cut (boundary/tests.rs writes them: split at 48 bytes, 8 members). */
 const CASES = JSON.parse(readFileSync(new URL('./fixtures/pieces.json', import.meta.url), 'utf8'))
@@ -232,5 +234,52 @@ describe('host.js', () => {
     // A second answer for the same call finds nothing.
     host.checked(1, null)
     assert.equal(await turnsUntil(() => seen.settled.length > 1), false)
+  })
+})
+
+describe('hot.js', () => {
+  /** keepHot over a fake clock and setImmediate; `answers` are what poll(true) says, in turn. */
+  function fixture(answers) {
+    const clock = { time: 0 }
+    const scheduled = []
+    const polls = []
+    const keepHot = keeperHot(
+      (wantsPolling) => {
+        polls.push(wantsPolling)
+        return wantsPolling ? answers.shift() : false
+      },
+      0.15,
+      20,
+      () => clock.time,
+      (callback) => scheduled.push(callback),
+      (error) => assert.fail(String(error)),
+    )
+    return { clock, scheduled, polls, keepHot }
+  }
+
+  test('activity keeps the thread turning while polling pays, and the turn past the hot window ends the polling', () => {
+    const { clock, scheduled, polls, keepHot } = fixture([true, true, true])
+    keepHot()
+    keepHot()
+    assert.equal(scheduled.length, 1, 'one turn, however much activity')
+    scheduled.shift()()
+    assert.equal(scheduled.length, 1, 'within the hot window: turn again')
+    clock.time = 0.2
+    scheduled.shift()()
+    assert.equal(scheduled.length, 0)
+    assert.deepEqual(polls, [true, true, false], 'past the window, poll(false) ends the polling')
+  })
+
+  test('when polling does not pay, no turn is kept hot for the cold window', () => {
+    const { clock, scheduled, polls, keepHot } = fixture([false])
+    keepHot()
+    scheduled.shift()()
+    assert.deepEqual(polls, [true], 'the answer false has ended the polling already')
+    clock.time = 19
+    keepHot()
+    assert.equal(scheduled.length, 0, 'cold: activity asks for no turn')
+    clock.time = 21
+    keepHot()
+    assert.equal(scheduled.length, 1, 'after the cold window, turns again')
   })
 })

@@ -17,6 +17,8 @@ const { replay, assemble } = require('./pieces.js')
 const { turnBudget } = require('./turns.js')
 const { messageOf } = require('./thrown.js')
 const { deliverer } = require('./deliver.js')
+const { keeperHot } = require('./hot.js')
+const { resultsWriter } = require('./results.js')
 
 /**
  * A nested call as the gateway's executeTool gets it (`NestedToolCall` of
@@ -40,7 +42,7 @@ const { deliverer } = require('./deliver.js')
  */
 
 /**
- * The binding's functions (host.rs `compile`): `settleBatch(settled)`,
+ * The binding's functions (host/mod.rs `compile`): `settleBatch(settled)`,
  * `takeInput(key)` (JSON text, the pieces of a long one, or null when none
  * waits), `poll(wantsPolling)` (whether polling goes on),
  * `appendResult(key, text)`, `appendInput(key, text)` and
@@ -124,54 +126,9 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     settledPayloads.length = 0
   }
 
-  // Keep-hot turns: the hand-off policy's executor on this thread. The
-  // policy, and why, is Rust's (crates/code-mode-core/src/runs/hand_off/,
-  // docs/scheduling.md "Hand-offs"); this block only schedules the turns it
-  // asks for. While calls flow it wants the thread kept from sleeping for
-  // HOT_MS after the last activity: the event loop keeps turning (and
-  // serving I/O); it only skips the sleep whose wake-up would cost tens of
-  // microseconds per call. Each turn calls poll(true) (`hand_off::host_poll`),
-  // which takes what the workers sent (while this thread polls, they do not
-  // wake it) and answers whether polling goes on: true, turn again while
-  // HOT_MS lasts, then poll(false), which ends the polling and takes what
-  // raced with the end; false (polling does not pay: other work wants the
-  // cores), the polling has ended already, and no turn is kept hot for
-  // COLD_MS, so that a busy machine pays no setImmediate turn per call.
-  let hotUntil = 0
-  let coldUntil = 0
-  let hot = false
-  function tick() {
-    let answer
-    try {
-      answer = poll(true)
-    } catch (error) {
-      reportError(messages.warnPoll, error)
-    }
-    if (answer === true && now() < hotUntil) {
-      immediate(tick)
-      return
-    }
-    hot = false
-    if (answer === false) {
-      coldUntil = now() + COLD_MS
-      return
-    }
-    try {
-      poll(false)
-    } catch (error) {
-      reportError(messages.warnPoll, error)
-    }
-  }
-  function keepHot() {
-    const at = now()
-    hotUntil = at + HOT_MS
-    if (!hot && at >= coldUntil) {
-      hot = true
-      immediate(tick)
-    }
-  }
+  // Keep-hot turns (hot.js): the hand-off policy's executor on this thread.
+  const keepHot = keeperHot(poll, HOT_MS, COLD_MS, now, immediate, (error) => reportError(messages.warnPoll, error))
 
-  const isArray = Array.isArray
   const defineProperty = Object.defineProperty
   const ErrorClass = Error
 
@@ -246,92 +203,17 @@ module.exports = function codeModeHost(settleBatch, takeInput, poll, appendResul
     keepHot()
   }
 
-  /**
-   * What a plugin namespace call resolves to: the result's `details` when it
-   * is an object that has them, else the result.
-   * @param {unknown} value
-   * @returns {unknown}
-   */
-  function details(value) {
-    if (value !== null && typeof value === 'object' && !isArray(value)) {
-      const inner = /** @type {{ details?: unknown }} */ (value).details
-      if (inner !== undefined) return inner
-    }
-    return value
-  }
-
-  /**
-   * @param {number} key
-   * @param {unknown} returned
-   * @param {boolean} namespace
-   */
-  function follow(key, returned, namespace) {
-    /** @param {unknown} value */
-    const onValue = (value) => {
-      let w
-      try {
-        w = writer(namespace ? details(value) : value)
-      } catch (error) {
-        finish(key, false, message(error))
-        return
-      }
-      results.push({ key, w, value })
-      writeResults()
-    }
-    /** @param {unknown} error */
-    const onError = (error) => finish(key, false, message(error))
-    // Like `await`: a plain value is the result, a thenable is followed.
-    apply(promiseThen, apply(promiseResolve, PromiseClass, [returned]), [onValue, onError])
-  }
-
-  /**
-   * Results being written as JSON text, oldest first. Writing one walks the
-   * whole value, so results are written for at most TURN_MS of measured
-   * time per event-loop turn, like calls are started: a small one at once,
-   * a large one (a 16 MB string, a million small objects) over as many
-   * turns as it needs, its text handed to the binding after each
-   * (`appendResult`; the binding keeps no more of it than the run's bridge
-   * budget, and counts the rest). A result whose call was aborted meanwhile
-   * is dropped.
-   * @type {({ key: number, w: import('./result-json.js').Writer, value: unknown } | undefined)[]}
-   */
-  const results = []
-  let resultsHead = 0
-  const writing = turnBudget(TURN_MS, now, immediate)
-  function writeResults() {
-    while (resultsHead < results.length && writing.hasTime()) {
-      // Below `results.length` from `resultsHead` on, every slot holds a job.
-      const job = /** @type {NonNullable<(typeof results)[number]>} */ (results[resultsHead])
-      if (!live.has(job.key)) {
-        results[resultsHead++] = undefined
-        continue
-      }
-      writing.begin(now())
-      let done
-      try {
-        done = job.w.write(writing.deadline())
-        if (!done) {
-          const text = job.w.take()
-          if (text.length > 0) appendResult(job.key, text)
-        }
-      } catch (error) {
-        results[resultsHead++] = undefined
-        writing.spend()
-        finish(job.key, false, message(error))
-        continue
-      }
-      writing.spend()
-      if (!done) break
-      results[resultsHead++] = undefined
-      finish(job.key, true, job.w.take(), job.value)
-    }
-    if (resultsHead === results.length) {
-      results.length = 0
-      resultsHead = 0
-    }
-    // Next turn: a fresh budget, and whatever still waits.
-    writing.next(resultsHead < results.length, writeResults)
-  }
+  // Results as JSON text (results.js), written within their turn budget.
+  const follow = resultsWriter({
+    writer,
+    turnMs: TURN_MS,
+    now,
+    immediate,
+    isLive: (key) => live.has(key),
+    appendResult,
+    finish,
+    message,
+  })
 
   /**
    * Calls waiting to start, oldest first, with the executor and event sink of

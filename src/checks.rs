@@ -1,7 +1,7 @@
 //! The runtime's checker thread: checks the inputs plugin namespace calls'
 //! mappers made on the JavaScript thread against their tools' schemas, and
 //! cuts the large ones into pieces, so that the JavaScript thread spends
-//! nothing on an input that grows with it (`host.rs`, `checkInput`).
+//! nothing on an input that grows with it (`host/mapped.rs`, `checkInput`).
 //!
 //! One thread per runtime, started on the first such input, takes the
 //! checks in order. Each is bounded as every call's check is

@@ -3,14 +3,14 @@
 //! them protects the host: they trade a little CPU for latency, and any
 //! positive value gives the same results at another cost.
 //! The hand-off policy that applies them is [`crate::runs::hand_off`] (the
-//! Node thread's windows are carried out by `src-js/host.js`);
+//! Node thread's windows are carried out by `src-js/hot.js`);
 //! `docs/scheduling.md` ("Hand-offs") says which decision uses which;
 //! `docs/limits.md` lists them (a test keeps that list in step with this
 //! file).
 
 use std::time::Duration;
 
-// --- The Node thread (src-js/host.js's keep-hot turns, src-js/prepare.js) ---
+// --- The Node thread (src-js/hot.js's keep-hot turns, src-js/prepare.js) ---
 
 /// How long the Node thread stays awake after nested-call activity, in
 /// milliseconds: waking an idle thread costs tens of microseconds on small

@@ -10,11 +10,11 @@
 //! of microseconds when it must be woken, and far more when the two threads
 //! share a core and each polls out the other's time. So:
 //!
-//! - **The Node thread**, at each keep-hot turn of `src-js/host.js` (which
+//! - **The Node thread**, at each keep-hot turn of `src-js/hot.js` (which
 //!   wants to poll within `HOST_HOT_MS` of activity, and turns no more for
 //!   `HOST_COLD_MS` after a refusal), asks [`host_poll`]: keep polling the
 //!   host channel or stop, and whether to yield the turn first.
-//!   `src/host.rs`'s `codeModePoll` carries the answer out.
+//!   `src/host/mod.rs`'s `codeModePoll` carries the answer out.
 //! - **A worker** holds a [`WorkerSide`] and asks it between steps
 //!   ([`WorkerSide::keep_off_host`]: leave the Node thread's core) and
 //!   around each sleep ([`WorkerSide::before_sleep`]: poll for how long, and
@@ -43,7 +43,7 @@ use self::cpus::{host_turn, Presence};
 use self::spin::{poll_briefly, Pace, Polling};
 use crate::tuning::WORKER_NEXT_JOB_SPIN;
 
-/// What the Node thread does at one turn of `src-js/host.js`'s keep-hot
+/// What the Node thread does at one turn of `src-js/hot.js`'s keep-hot
 /// loop ([`host_poll`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostPoll {

@@ -17,22 +17,23 @@
 //! The channel is unreferenced: it never keeps the process alive. An exec or
 //! wait in progress holds its own promise, which does.
 
+mod batch;
+mod mapped;
+
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, Weak};
 
-use code_mode_core::limits::{
-    INLINE_BATCH_BYTES, INLINE_INPUT_BYTES, INPUT_PIECE_BYTES, INPUT_PIECE_MEMBERS,
-};
 use code_mode_core::messages;
-use code_mode_core::records::CallKind;
 use code_mode_core::records::{HostFunctions, Settled};
 use code_mode_core::runs::host::{CallKey, Dispatch, Host, Reply};
-use code_mode_core::runs::pieces;
 use napi::bindgen_prelude::Either;
-use napi::bindgen_prelude::{Function, FunctionRef, JsObjectValue, Object, Unknown};
+use napi::bindgen_prelude::{FunctionRef, JsObjectValue, Object, Unknown};
 use napi::{sys, Env, JsValue, Result};
 use parking_lot::Mutex;
 
+pub use self::batch::{Batch, ResultText, Results};
+use self::batch::{Input, Kept, Partial};
+pub use self::mapped::InputCheck;
 use crate::checks::Checker;
 use crate::js::{self, call_function, undefined};
 use crate::tsfn::{Channel, Poller};
@@ -48,43 +49,6 @@ pub enum Message {
     /// (`checks.rs`): why it was refused, if it was; the input waits for
     /// `takeInput`.
     Checked(CallKey, Option<String>),
-}
-
-/// The schema check of one agent run's namespace calls' mapped inputs, on
-/// the run's toolbox.
-pub trait InputCheck: Send + Sync {
-    /// Whether checking `bytes` bytes of input for `tool_id` costs little
-    /// enough to do on the JavaScript thread (`HOST_CHECK_BYTES`,
-    /// `HOST_CHECK_WORK`).
-    fn cheap(&self, tool_id: &str, bytes: usize) -> bool;
-    /// The message of a refusal, or `None`; `callee` is how the cell named
-    /// the function.
-    fn check(&self, tool_id: &str, callee: String, input: &str) -> Option<String>;
-}
-
-/// Nested calls on their way to the JavaScript thread: the JSON text
-/// `host.js` reads (metadata and inline inputs), and for each call where it
-/// settles and the input `host.js` takes later, if it is not inline.
-pub struct Batch {
-    json: String,
-    calls: Vec<Kept>,
-}
-
-/// A call of a batch, as the bridge keeps it until it settles.
-struct Kept {
-    key: CallKey,
-    reply: Reply,
-    input: Option<Input>,
-    /// A plugin namespace call: its input is mapped on the JavaScript thread
-    /// and checked then (`checkInput`).
-    namespace: bool,
-}
-
-/// A call's input waiting for `host.js`: JSON text, or the pieces of a large
-/// one.
-enum Input {
-    Whole(String),
-    Pieces(Vec<String>),
 }
 
 /// `start`, `abort`, `warn` and `checked` of the compiled `host.js`.
@@ -114,119 +78,8 @@ struct Bridge {
     checker: Arc<Checker>,
 }
 
-/// The first part of a result's JSON text, kept while the rest is written:
-/// at most the run's bridge budget of it; past that the result fails, and
-/// only its length is counted, for the message.
-#[derive(Default)]
-struct Partial {
-    text: String,
-    len: usize,
-}
-
-impl Batch {
-    /// Writes the batch on the worker thread: the metadata of each call as
-    /// `host.js` reads it, a short input inline as its `input` member (while
-    /// the batch's inline bytes last), the others kept apart, a large one cut
-    /// into pieces.
-    fn new(calls: Vec<Dispatch>) -> Self {
-        let mut json = String::from("[");
-        let mut kept = Vec::with_capacity(calls.len());
-        let mut inline_bytes = 0;
-        for (i, mut call) in calls.into_iter().enumerate() {
-            if i > 0 {
-                json.push(',');
-            }
-            // The call as the sandbox made it (`NestedCall`, which host.js
-            // reads as records.d.ts declares it). Plain strings, options and
-            // a number: writing them cannot fail.
-            let meta = serde_json::to_string(&call.call).unwrap_or_else(|_| "{}".to_owned());
-            let input = std::mem::take(&mut call.input);
-            let inline = input.len() <= INLINE_INPUT_BYTES
-                && inline_bytes + input.len() <= INLINE_BATCH_BYTES;
-            let input = if inline {
-                // The input is the sandbox's own JSON text (always valid), so
-                // it is spliced in as the object's last member.
-                inline_bytes += input.len();
-                json.push_str(&meta[..meta.len() - 1]);
-                json.push_str(",\"input\":");
-                json.push_str(&input);
-                json.push('}');
-                None
-            } else {
-                json.push_str(&meta);
-                Some(match pieces::split(&input, PIECE_SIZE) {
-                    Some(pieces) => Input::Pieces(pieces),
-                    None => Input::Whole(input),
-                })
-            };
-            kept.push(Kept {
-                key: call.key(),
-                namespace: call.call.kind == CallKind::Namespace,
-                reply: call.reply,
-                input,
-            });
-        }
-        json.push(']');
-        Self { json, calls: kept }
-    }
-}
-
 /// The host channel of one `CodeMode`.
 pub type HostChannel = Channel<Message>;
-
-/// The JSON text of an exec or wait result, cut into pieces on the thread
-/// that finished it when it is longer than [`INPUT_PIECE_BYTES`] (a final
-/// value or output of up to `maxOutputBytes`, 10 MiB at most): `host.js`
-/// turns the pieces into the result object over as many event-loop turns as
-/// it needs, as it does a large tool input, instead of one `JSON.parse`
-/// that held the event loop for hundreds of milliseconds.
-pub enum ResultText {
-    Whole(String),
-    Pieces(Vec<String>),
-}
-
-impl ResultText {
-    /// Cuts `json` when it is long; on the thread that calls it (a worker's,
-    /// for the results that can be long).
-    pub fn new(json: String) -> Self {
-        match pieces::split(&json, PIECE_SIZE) {
-            Some(pieces) => Self::Pieces(pieces),
-            None => Self::Whole(json),
-        }
-    }
-}
-
-/// How inputs and results are cut.
-const PIECE_SIZE: pieces::PieceSize = pieces::PieceSize {
-    bytes: INPUT_PIECE_BYTES,
-    members: INPUT_PIECE_MEMBERS,
-};
-
-/// Turns results into JavaScript values through `host.js`'s `deliver`,
-/// which lives as long as the runtime (an exec in progress holds it), the
-/// channel closed or not.
-pub struct Results {
-    deliver: FunctionRef<(), ()>,
-}
-
-impl Results {
-    /// The result as a value: parsed at once when whole, else a promise of
-    /// it that `host.js` resolves once its pieces are assembled.
-    pub fn value(&self, env: &Env, text: ResultText) -> Result<sys::napi_value> {
-        match text {
-            ResultText::Whole(json) => Ok(js::parse_json(env, &json)?.raw()),
-            ResultText::Pieces(pieces) => {
-                let deliver = self.deliver.borrow_back(env)?.raw();
-                let mut array = env.create_array(pieces.len() as u32)?;
-                for (i, piece) in pieces.iter().enumerate() {
-                    array.set(i as u32, env.create_string(piece)?)?;
-                }
-                call_function(env, deliver, &[array.raw()])
-                    .map_err(|thrown| napi::Error::from_reason(js::error_message(env, thrown)))
-            }
-        }
-    }
-}
 
 /// Compiles `host.js` and opens the channel to it; the results half turns
 /// exec and wait results into values through it. Mapped inputs are checked
@@ -343,29 +196,8 @@ fn compile(
         poller.poll(ctx.env, turn.keep_polling);
         Ok(turn.keep_polling)
     })?;
-    let check_input = input_checker(env, inputs_of_mapped.clone())?;
-    // A namespace call's mapped input, written over several turns: its text
-    // so far, kept up to the run's bridge budget (past it, only its length
-    // is counted, and `checkInput` refuses it).
-    let append_input =
-        env.create_function_from_closure::<(), (), _>("codeModeAppendInput", move |ctx| {
-            let key: f64 = ctx.get(0)?;
-            let text: String = ctx.get(1)?;
-            let Some(bridge) = inputs_of_mapped.upgrade() else {
-                return Ok(());
-            };
-            let key = CallKey(key as u64);
-            let Some(max) = bridge.replies.lock().get(&key).map(Reply::max_bytes) else {
-                return Ok(());
-            };
-            bridge
-                .mapped
-                .lock()
-                .entry(key)
-                .or_default()
-                .append(&text, max);
-            Ok(())
-        })?;
+    let check_input = mapped::input_checker(env, inputs_of_mapped.clone())?;
+    let append_input = mapped::input_appender(env, inputs_of_mapped)?;
     let host = js::make(
         env,
         &factory,
@@ -386,112 +218,6 @@ fn compile(
         checked: host.function(HostFunctions::checked)?,
     };
     Ok((functions, host.function(HostFunctions::deliver)?))
-}
-
-/// `checkInput(key, toolId, callee, text)` for `host.js`, once a namespace
-/// call's mapped input is written (`text` is its last part): `false` when
-/// it was checked here and passed, the message when it was refused here
-/// (only ever for an input `host.js` wrote whole in one turn, which it
-/// then parses), `true` when the answer comes later through `checked`
-/// (the input then waits for `takeInput`, cut into pieces when long). Only
-/// a short input whose check is known to be cheap is checked on this
-/// thread; the others go to the checker thread, with the same check.
-fn input_checker(
-    env: &Env,
-    bridge: Weak<Bridge>,
-) -> Result<Function<'_, (), Either<String, bool>>> {
-    env.create_function_from_closure::<(), Either<String, bool>, _>(
-        "codeModeCheckInput",
-        move |ctx| {
-            let key = CallKey(ctx.get::<f64>(0)? as u64);
-            let tool_id: String = ctx.get(1)?;
-            let callee: String = ctx.get(2)?;
-            let last: String = ctx.get(3)?;
-            let Some(bridge) = bridge.upgrade() else {
-                return Ok(Either::B(false));
-            };
-            let executor = bridge.namespaced.lock().remove(&key);
-            let written = bridge.mapped.lock().remove(&key);
-            let max = bridge.replies.lock().get(&key).map(Reply::max_bytes);
-            // A call that already ended (aborted, closed) has nothing to check.
-            let (Some(executor), Some(max)) = (executor, max) else {
-                return Ok(Either::B(false));
-            };
-            let whole = written.is_none();
-            let mut text = written.unwrap_or_default();
-            text.append(&last, max);
-            if text.len > max {
-                let refusal = messages::tool_input_too_large(max);
-                executor.channel.send(Message::Checked(key, Some(refusal)));
-                return Ok(Either::B(true));
-            }
-            let text = text.text;
-            let check = executor.check.get().cloned();
-            let here = whole
-                && text.len() <= INPUT_PIECE_BYTES
-                && check
-                    .as_ref()
-                    .is_none_or(|check| check.cheap(&tool_id, text.len()));
-            if here {
-                return Ok(
-                    match check.and_then(|check| check.check(&tool_id, callee, &text)) {
-                        Some(refusal) => Either::A(refusal),
-                        None => Either::B(false),
-                    },
-                );
-            }
-            let channel = executor.channel.clone();
-            let inputs = Arc::downgrade(&bridge);
-            let job = Box::new(move || {
-                let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let rejection = check.and_then(|check| check.check(&tool_id, callee, &text));
-                    let input = match pieces::split(&text, PIECE_SIZE) {
-                        Some(pieces) => Input::Pieces(pieces),
-                        None => Input::Whole(text),
-                    };
-                    (rejection, input)
-                }));
-                let rejection = match checked {
-                    Ok((rejection, input)) => {
-                        if let Some(bridge) = inputs.upgrade() {
-                            bridge.inputs.lock().insert(key, input);
-                        }
-                        rejection
-                    }
-                    Err(_) => Some(messages::INTERNAL.to_owned()),
-                };
-                channel.send(Message::Checked(key, rejection));
-            });
-            if bridge.checker.submit(job).is_err() {
-                executor
-                    .channel
-                    .send(Message::Checked(key, Some(messages::CLOSED.to_owned())));
-            }
-            Ok(Either::B(true))
-        },
-    )
-}
-
-impl Partial {
-    fn append(&mut self, text: &str, max: usize) {
-        self.len += text.len();
-        if self.len <= max {
-            self.text.push_str(text);
-        } else {
-            // The result fails whatever follows: its text is not kept.
-            self.text = String::new();
-        }
-    }
-
-    /// The whole text, with `rest`; past `max` bytes, the failure the run
-    /// gives a result that does not fit its bridge budget.
-    fn end(mut self, rest: &str, max: usize) -> std::result::Result<String, String> {
-        self.append(rest, max);
-        if self.len > max {
-            return Err(messages::tool_result_too_large(self.len, max));
-        }
-        Ok(self.text)
-    }
 }
 
 /// One agent run's executor and event sink.
