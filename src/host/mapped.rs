@@ -60,14 +60,22 @@ pub(super) fn input_checker(
                 return Ok(Either::B(false));
             };
             let whole = written.is_none();
-            let mut text = written.unwrap_or_default();
-            text.append(&last, max);
-            if text.len > max {
+            // Written whole in one turn: `last` is the text, not copied.
+            let (text, len) = match written {
+                None => {
+                    let len = last.len();
+                    (last, len)
+                }
+                Some(mut text) => {
+                    text.append(&last, max);
+                    (text.text, text.len)
+                }
+            };
+            if len > max {
                 let refusal = messages::tool_input_too_large(max);
                 executor.channel.send(Message::Checked(key, Some(refusal)));
                 return Ok(Either::B(true));
             }
-            let text = text.text;
             let check = executor.check.get().cloned();
             let here = whole
                 && text.len() <= INPUT_PIECE_BYTES
