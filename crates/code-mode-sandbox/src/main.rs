@@ -1,10 +1,12 @@
 //! `code-mode-sandbox`: locks itself down, says so on its channel, and
 //! answers requests on it, one line each, until the channel closes.
 //!
-//! The requests today are a health check (`ping`) and `threads N`, which
-//! does in the locked-down process what an engine does (threads, memory,
-//! locks, sleeps, time, randomness), so that a test sees the allow-list
-//! hold for it. The engine and its protocol replace them (issue 34).
+//! The requests today are a health check (`ping`), `threads N`, which does
+//! in the locked-down process what any threaded program does (threads,
+//! memory, locks, sleeps, time, randomness), and `cell {json}`, which runs a
+//! cell on the engine with no tools (`cells.rs`), so that a test sees the
+//! allow-list hold for both. The protocol that carries the addon's runs
+//! replaces them (issue 34).
 //!
 //! Started by `code_mode_sandbox::launch::start`: `--parent PID` names the
 //! process that must still be its parent, `--address-space BYTES` its
@@ -12,6 +14,9 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::ExitCode;
+
+#[cfg(unix)]
+mod cells;
 
 #[cfg(unix)]
 fn main() -> ExitCode {
@@ -109,6 +114,7 @@ fn answer(request: &str) -> String {
     let (verb, rest) = request.split_once(' ').unwrap_or((request, ""));
     match verb {
         "ping" => "pong".to_owned(),
+        "cell" => cells::run(rest),
         "threads" => match rest.parse::<usize>() {
             Ok(count) if (1..=64).contains(&count) => threads(count),
             _ => "error threads takes 1 to 64".to_owned(),

@@ -202,3 +202,52 @@ fn a_sandbox_whose_parent_is_not_the_one_named_stops_before_it_runs_anything() {
     );
     assert_eq!(child.wait().unwrap().code(), Some(71));
 }
+
+/// A cell's result as JSON, run in the sandbox.
+fn cell(sandbox: &mut Running, request: serde_json::Value) -> serde_json::Value {
+    let answer = sandbox
+        .ask(&format!("cell {request}"))
+        .expect("the sandbox answered");
+    serde_json::from_str(&answer).unwrap_or_else(|_| panic!("not a result: {answer}"))
+}
+
+#[test]
+fn the_engine_runs_javascript_and_typescript_cells_under_the_lockdown() {
+    let mut sandbox = Running::start();
+    let result = cell(
+        &mut sandbox,
+        serde_json::json!({ "code": "const xs = [3, 1, 2].sort(); return { xs, t: typeof Date.now(), r: Math.random() < 1 }" }),
+    );
+    assert_eq!(result["status"], "completed", "{result}");
+    assert_eq!(
+        result["value"],
+        serde_json::json!({ "xs": [1, 2, 3], "t": "number", "r": true })
+    );
+    let result = cell(
+        &mut sandbox,
+        serde_json::json!({ "language": "typescript", "code": "const n: number = await new Promise<number>((resolve) => setTimeout(() => resolve(41), 5)); return n + 1" }),
+    );
+    assert_eq!(result["status"], "completed", "{result}");
+    assert_eq!(result["value"], 42);
+}
+
+#[test]
+fn deadlines_and_the_memory_limit_hold_under_the_lockdown() {
+    let mut sandbox = Running::start();
+    let result = cell(
+        &mut sandbox,
+        serde_json::json!({ "code": "while (true) {}", "config": { "timeoutMs": 200 } }),
+    );
+    assert_eq!(result["status"], "failed", "{result}");
+    assert_eq!(result["code"], "timeout", "{result}");
+    let result = cell(
+        &mut sandbox,
+        serde_json::json!({ "code": "const a = []; while (true) a.push('x'.repeat(1 << 16) + a.length)", "config": { "memoryLimitBytes": 16777216 } }),
+    );
+    assert_eq!(result["status"], "failed", "{result}");
+    assert_eq!(
+        result["error"], "code mode memory limit exceeded.",
+        "{result}"
+    );
+    assert_eq!(sandbox.ask("ping").as_deref(), Some("pong"));
+}
