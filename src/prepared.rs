@@ -286,7 +286,7 @@ enum Job {
     Build(Weak<Prepared>),
     /// A dropped surface's build: freed here, since freeing a large
     /// catalog, its `MCP` namespace and agent run takes milliseconds (about
-    /// 10 ms for 5,000 MCP tools) that the JavaScript thread would
+    /// 15 ms for 5,000 MCP tools) that the JavaScript thread would
     /// otherwise spend in the garbage collector's finalizer turn.
     Retire(Arc<Prepared>),
 }
