@@ -1,19 +1,19 @@
 //! `cell {json}`: runs one cell on the engine inside the locked-down
-//! process, with no tools (nested calls are not connected to the addon yet),
-//! and answers its result as JSON. The engine and its worker threads are
+//! process and answers its result as JSON. Nested calls are not connected
+//! to the addon yet: the one tool, `echo`, is answered inside the sandbox,
+//! from a thread of its own, with its input. The engine and its worker threads are
 //! made at the first cell, after the lockdown, so every thread runs under
 //! the seccomp filter. This is how the tests see the allow-list hold for
-//! QuickJS, the TypeScript compiler, the workers, timers, deadlines and the
-//! memory limit; the protocol that replaces it carries the addon's runs.
+//! QuickJS, the TypeScript compiler, the workers, timers, deadlines, the
+//! memory limit and the hand-offs of nested calls; the protocol that replaces it carries the addon's runs.
 
 use std::sync::{mpsc, Arc, OnceLock};
 use std::time::Instant;
 
-use code_mode_core::catalog::Catalog;
+use code_mode_core::catalog::{Catalog, ToolSource, ToolSpec};
 use code_mode_core::config::CodeModeConfig;
 use code_mode_core::input::{Field, RawExecInput};
 use code_mode_core::mcp::McpNamespace;
-use code_mode_core::messages;
 use code_mode_core::runs::host::{CallKey, Dispatch, Host};
 use code_mode_core::runs::{AgentRun, Control, Engine, ExecRequest, RunOwner};
 use serde_json::Value;
@@ -21,18 +21,34 @@ use serde_json::Value;
 /// Worker threads of the sandbox's engine.
 const WORKERS: usize = 2;
 
-/// No tools: a call that reaches the host fails.
-struct NoTools;
+/// `echo`, answered with its input from a thread of its own, as a
+/// gateway's tool answers from another thread than the worker's.
+struct Echo;
 
-impl Host for NoTools {
+impl Host for Echo {
     fn dispatch(&self, calls: Vec<Dispatch>) {
         for call in calls {
-            call.reply
-                .settle(Err(messages::TOOL_CALL_FAILED.to_owned()));
+            let _ = std::thread::Builder::new()
+                .name("sandbox-echo".into())
+                .spawn(move || call.reply.settle(Ok(call.input.clone())));
         }
     }
 
     fn abort(&self, _keys: Vec<CallKey>) {}
+}
+
+fn echo() -> ToolSpec {
+    ToolSpec {
+        name: "echo".into(),
+        label: None,
+        description: "Answers its input.".into(),
+        parameters: None,
+        source: ToolSource::Openclaw,
+        source_name: None,
+        direct_only: false,
+        replay_safe: false,
+        mcp: None,
+    }
 }
 
 static ENGINE: OnceLock<Result<Engine, String>> = OnceLock::new();
@@ -63,14 +79,14 @@ pub fn run(request: &str) -> String {
         Ok(input) => input,
         Err(message) => return format!("error input: {message}"),
     };
-    let catalog = Arc::new(Catalog::build(&[]));
+    let catalog = Arc::new(Catalog::build(&[echo()]));
     let mcp = Arc::new(McpNamespace::build(&catalog));
     let agent_run = AgentRun::new(
         Arc::new(config),
         catalog,
         mcp,
         Default::default(),
-        Arc::new(NoTools),
+        Arc::new(Echo),
         vec!["exec".into(), "wait".into()],
         RunOwner::default(),
     );

@@ -4,7 +4,7 @@
 //! The requests today are a health check (`ping`), `threads N`, which does
 //! in the locked-down process what any threaded program does (threads,
 //! memory, locks, sleeps, time, randomness), and `cell {json}`, which runs a
-//! cell on the engine with no tools (`cells.rs`), so that a test sees the
+//! cell on the engine with one tool answered inside (`cells.rs`), so that a test sees the
 //! allow-list hold for both. The protocol that carries the addon's runs
 //! replaces them (issue 34).
 //!

@@ -251,3 +251,17 @@ fn deadlines_and_the_memory_limit_hold_under_the_lockdown() {
     );
     assert_eq!(sandbox.ask("ping").as_deref(), Some("pong"));
 }
+
+#[test]
+fn nested_calls_and_their_hand_offs_run_under_the_lockdown() {
+    let mut sandbox = Running::start();
+    // Sequential calls (a worker polling then sleeping for each answer, the
+    // hand-off policy looking at the machine) and a burst in parallel.
+    let code = "let n = 0; for (let i = 0; i < 200; i++) n += (await tools.call('echo', { i })).i; \
+                const all = await Promise.all(Array.from({ length: 50 }, (_, i) => tools.call('echo', { i }))); \
+                return [n, all.length]";
+    let result = cell(&mut sandbox, serde_json::json!({ "code": code }));
+    assert_eq!(result["status"], "completed", "{result}");
+    assert_eq!(result["value"], serde_json::json!([19900, 50]));
+    assert_eq!(result["telemetry"]["callCount"], 250);
+}

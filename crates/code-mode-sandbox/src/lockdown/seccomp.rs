@@ -184,6 +184,18 @@ pub const ALLOWED: &[Allowed] = &[
         libc::SYS_sched_getaffinity,
         "the number of cores the pool may use",
     ),
+    only(
+        "sched_setaffinity",
+        libc::SYS_sched_setaffinity,
+        Only::Is { arg: 0, value: 0 },
+        "a waiting worker steps off the core the host polls from (the hand-off policy); its own thread only",
+    ),
+    only(
+        "getrusage",
+        libc::SYS_getrusage,
+        Only::Is { arg: 0, value: libc::RUSAGE_SELF as u64 },
+        "the process's CPU time, for the hand-off policy's measure of the machine; its own only",
+    ),
     any(
         "getcpu",
         libc::SYS_getcpu,
