@@ -3,10 +3,10 @@
 //!
 //! The requests today are a health check (`ping`), `threads N`, which does
 //! in the locked-down process what any threaded program does (threads,
-//! memory, locks, sleeps, time, randomness), and `cell {json}`, which runs a
-//! cell on the engine with one tool answered inside (`cells.rs`), so that a test sees the
-//! allow-list hold for both. The protocol that carries the addon's runs
-//! replaces them (issue 34).
+//! memory, locks, sleeps, time, randomness), and `cell {json}`, which runs
+//! a cell on the engine with one tool answered inside (`cells.rs`), so that
+//! a test sees the allow-list hold for both. The protocol that carries the
+//! addon's runs replaces them (issue 34).
 //!
 //! Started by `code_mode_sandbox::launch::start`: `--parent PID` names the
 //! process that must still be its parent, `--address-space BYTES` its
