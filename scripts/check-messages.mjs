@@ -29,6 +29,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { lexRust } from './lib/rust-lex.mjs'
+
 const root = process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url))
 const MIN_WORDS = Number(process.env.MIN_WORDS ?? 4)
 
@@ -101,59 +103,9 @@ const ident = (c) => c !== undefined && /[A-Za-z0-9_]/.test(c)
  * also the names of the modules it declares under `#[cfg(test)]`.
  */
 function rustStrings(text) {
-  const strings = []
   const testModules = []
-  const n = text.length
   // Code only: comments and literals blanked to spaces, for finding items.
-  let code = ''
-  let i = 0
-  const blank = (from, to) => {
-    code += text.slice(from, to).replace(/[^\n]/g, ' ')
-  }
-  while (i < n) {
-    const c = text[i]
-    const next = text[i + 1]
-    const start = i
-    if (c === '/' && next === '/') {
-      while (i < n && text[i] !== '\n') i++
-      blank(start, i)
-    } else if (c === '/' && next === '*') {
-      let depth = 0
-      do {
-        if (text[i] === '/' && text[i + 1] === '*') {
-          depth++
-          i += 2
-        } else if (text[i] === '*' && text[i + 1] === '/') {
-          depth--
-          i += 2
-        } else i++
-      } while (i < n && depth > 0)
-      blank(start, i)
-    } else if (/[rbc]/.test(c) && !ident(text[i - 1]) && /^(?:[bc]?r)(#*)"/.test(text.slice(i, i + 260))) {
-      const [open, hashes] = text.slice(i).match(/^[bc]?r(#*)"/)
-      const end = text.indexOf('"' + hashes, i + open.length)
-      i = end < 0 ? n : end + 1 + hashes.length
-      strings.push({ at: start, text: text.slice(start + open.length, end < 0 ? n : end) })
-      blank(start, i)
-    } else if (c === '"' || (/[bc]/.test(c) && next === '"' && !ident(text[i - 1]))) {
-      i += c === '"' ? 1 : 2
-      const from = i
-      while (i < n && text[i] !== '"') i += text[i] === '\\' ? 2 : 1
-      strings.push({ at: start, text: text.slice(from, i) })
-      i++
-      blank(start, i)
-    } else if (c === "'" || (c === 'b' && next === "'" && !ident(text[i - 1]))) {
-      // A char literal ('x', '\n', '\u{1F600}', b'"'), else a lifetime ('a).
-      const from = c === 'b' ? i + 1 : i
-      const literal = text.slice(from).match(/^'(?:\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^'\\\n])'/)
-      i = literal ? from + literal[0].length : i + 1
-      if (literal) blank(start, i)
-      else code += text.slice(start, i)
-    } else {
-      code += c
-      i++
-    }
-  }
+  const { code, strings } = lexRust(text)
   // The items under `#[cfg(test)]`: from the attribute to the `;` or `,`
   // that ends the item (a statement, a field), to the brace that closes its
   // first block (a module, a function, a block), or to the end of the block

@@ -25,6 +25,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { lexRust } from './lib/rust-lex.mjs'
+
 const root = process.argv[2] ?? fileURLToPath(new URL('../crates/code-mode-core/src', import.meta.url))
 
 /** Every `.rs` file under `dir`. */
@@ -51,52 +53,7 @@ const modules = new Set(sources.keys())
  * and inline `#[cfg(test)]` modules removed, so that only real paths remain.
  */
 function code(text) {
-  let out = ''
-  let i = 0
-  const n = text.length
-  while (i < n) {
-    const c = text[i]
-    const next = text[i + 1]
-    if (c === '/' && next === '/') {
-      while (i < n && text[i] !== '\n') i++
-    } else if (c === '/' && next === '*') {
-      let depth = 0
-      do {
-        if (text[i] === '/' && text[i + 1] === '*') {
-          depth++
-          i += 2
-        } else if (text[i] === '*' && text[i + 1] === '/') {
-          depth--
-          i += 2
-        } else i++
-      } while (i < n && depth > 0)
-      out += ' '
-    } else if ((c === 'r' || (c === 'b' && next === 'r')) && /^b?r#*"/.test(text.slice(i, i + 260)) && !/[A-Za-z0-9_]/.test(text[i - 1] ?? '')) {
-      const [open, hashes] = text.slice(i).match(/^b?r(#*)"/)
-      const end = text.indexOf('"' + hashes, i + open.length)
-      i = end < 0 ? n : end + 1 + hashes.length
-      out += '""'
-    } else if (c === '"' || (c === 'b' && next === '"' && !/[A-Za-z0-9_]/.test(text[i - 1] ?? ''))) {
-      i += c === 'b' ? 2 : 1
-      while (i < n && text[i] !== '"') i += text[i] === '\\' ? 2 : 1
-      i++
-      out += '""'
-    } else if (c === "'" || (c === 'b' && next === "'" && !/[A-Za-z0-9_]/.test(text[i - 1] ?? ''))) {
-      // A char literal ('x', '\n', '\u{1F600}', b'"'), else a lifetime ('a).
-      const from = c === 'b' ? i + 1 : i
-      const literal = text.slice(from).match(/^'(?:\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^'\\\n])'/)
-      if (literal) {
-        i = from + literal[0].length
-        out += "' '"
-      } else {
-        out += c
-        i++
-      }
-    } else {
-      out += c
-      i++
-    }
-  }
+  const out = lexRust(text).code
   let body = out.replace(/\bpub\s*\([^)]*\)/g, 'pub')
   for (let at; (at = body.search(/#\[cfg\(test\)\]\s*mod\s+\w+\s*\{/)) >= 0; ) {
     let depth = 0

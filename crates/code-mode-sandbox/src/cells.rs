@@ -53,6 +53,9 @@ fn echo() -> ToolSpec {
 
 static ENGINE: OnceLock<Result<Engine, String>> = OnceLock::new();
 
+/// The catalog and its `MCP` namespace, the same for every cell: built once.
+static TOOLS: OnceLock<(Arc<Catalog>, Arc<McpNamespace>)> = OnceLock::new();
+
 /// Runs the cell `request` describes (`code`, `language`, and `config`, the
 /// `tools.codeMode` fields) and answers its result's JSON, or `error ...`.
 pub fn run(request: &str) -> String {
@@ -79,12 +82,15 @@ pub fn run(request: &str) -> String {
         Ok(input) => input,
         Err(message) => return format!("error input: {message}"),
     };
-    let catalog = Arc::new(Catalog::build(&[echo()]));
-    let mcp = Arc::new(McpNamespace::build(&catalog));
+    let (catalog, mcp) = TOOLS.get_or_init(|| {
+        let catalog = Arc::new(Catalog::build(&[echo()]));
+        let mcp = Arc::new(McpNamespace::build(&catalog));
+        (catalog, mcp)
+    });
     let agent_run = AgentRun::new(
         Arc::new(config),
-        catalog,
-        mcp,
+        catalog.clone(),
+        mcp.clone(),
         Default::default(),
         Arc::new(Echo),
         vec!["exec".into(), "wait".into()],
