@@ -23,7 +23,8 @@ use crate::namespaces::{self, RunBinding};
 use crate::prepared::{Builder, Prepared, Recipe, RunInputs};
 use crate::runtime::Runtime;
 use crate::surface::{CodeModeRunSurface, SurfaceParts};
-use crate::tools::{self, read_tools, Keep, PrepareJs};
+use crate::tools::{self, PrepareJs};
+use code_mode_core::catalog::{read_tools, Keep};
 
 /// One code-mode runtime: its configuration, worker threads and parked runs.
 #[napi]

@@ -25,7 +25,7 @@ use code_mode_core::runs::Toolbox;
 use code_mode_core::runs::{AgentRun, RunOwner};
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
-use crate::tools::{read_tools, Keep};
+use code_mode_core::catalog::{read_tools, Keep};
 
 /// What the build makes.
 pub struct Built {

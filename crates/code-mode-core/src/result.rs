@@ -63,6 +63,11 @@ pub struct Telemetry {
     pub invalid_input_count: u64,
     /// Model-visible tool names: exec, wait and the direct-only tools.
     pub visible_tools: Vec<String>,
+    /// The number of the agent run's last nested call or timer (not shown:
+    /// a sandbox's client keeps it, so that the agent run's copy made again
+    /// in a new sandbox numbers on from it).
+    #[serde(skip)]
+    pub nested_seq: u64,
 }
 
 pub use crate::records::SourceCounts;

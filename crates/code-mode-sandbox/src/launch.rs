@@ -17,6 +17,9 @@ use crate::CHANNEL_FD;
 pub struct Options {
     /// `RLIMIT_AS` for the sandbox (`lockdown::Policy::address_space_bytes`).
     pub address_space_bytes: Option<u64>,
+    /// The engine's worker threads (`--workers`); the sandbox's default
+    /// when `None`.
+    pub workers: Option<usize>,
 }
 
 /// A started sandbox: its process, and the caller's end of its channel.
@@ -28,6 +31,16 @@ pub struct Sandbox {
 /// Starts the sandbox at `binary`.
 pub fn start(binary: &Path, options: &Options) -> io::Result<Sandbox> {
     let (ours, theirs) = UnixStream::pair()?;
+    let child = spawn(binary, options, theirs)?;
+    Ok(Sandbox {
+        child,
+        channel: ours,
+    })
+}
+
+/// Starts the sandbox at `binary` with `theirs` as its channel (the other
+/// end of a pair the caller made, and may write to already).
+pub fn spawn(binary: &Path, options: &Options, theirs: UnixStream) -> io::Result<Child> {
     let theirs_fd = theirs.as_raw_fd();
     let mut command = Command::new(binary);
     command
@@ -41,6 +54,9 @@ pub fn start(binary: &Path, options: &Options) -> io::Result<Sandbox> {
     if let Some(bytes) = options.address_space_bytes {
         command.arg("--address-space").arg(bytes.to_string());
     }
+    if let Some(workers) = options.workers {
+        command.arg("--workers").arg(workers.to_string());
+    }
     // SAFETY: the closure runs in the child between fork and exec, and only
     // makes async-signal-safe calls (`dup2`, `fcntl`) on descriptors it was
     // given; it allocates nothing.
@@ -49,10 +65,7 @@ pub fn start(binary: &Path, options: &Options) -> io::Result<Sandbox> {
     }
     let child = command.spawn()?;
     drop(theirs);
-    Ok(Sandbox {
-        child,
-        channel: ours,
-    })
+    Ok(child)
 }
 
 /// In the child: puts the channel at [`CHANNEL_FD`], open across exec.

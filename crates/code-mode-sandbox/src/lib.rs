@@ -20,8 +20,15 @@
 //! start it.
 
 #[cfg(unix)]
+pub mod client;
+#[cfg(unix)]
 pub mod launch;
 pub mod lockdown;
+#[cfg(all(unix, feature = "test-hooks"))]
+pub mod probe;
+#[cfg(unix)]
+pub mod server;
+pub mod wire;
 
 /// The file descriptor the sandbox's channel has in the sandbox process.
 pub const CHANNEL_FD: i32 = 3;

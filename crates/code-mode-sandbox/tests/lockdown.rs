@@ -11,41 +11,128 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Child;
+use std::sync::Arc;
 
+use code_mode_core::config::{CodeModeConfig, Language};
+use code_mode_core::runs::RunOwner;
 use code_mode_sandbox::launch::{self, Options, Sandbox};
+use code_mode_sandbox::wire::{self, Define, Exec, FromSandbox, ToSandbox};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_code-mode-sandbox");
 
+/// One tool, `echo`, as `prepare.js` writes tools' columns.
+const ECHO: &str =
+    r#"[["echo"],[null],["Answers its input."],[0],[null],[0],[null],[null],[null],[null],null]"#;
+
+/// A started sandbox, driven frame by frame as the addon drives it; its
+/// nested calls to `echo` are answered with their input.
 struct Running {
     child: Child,
-    lines: BufReader<UnixStream>,
+    frames: BufReader<UnixStream>,
     channel: UnixStream,
     ready: String,
+    next: u64,
 }
 
 impl Running {
     fn start() -> Self {
         let Sandbox { child, channel } =
             launch::start(Path::new(BINARY), &Options::default()).unwrap();
-        let mut lines = BufReader::new(channel.try_clone().unwrap());
+        let mut frames = BufReader::new(channel.try_clone().unwrap());
         let mut ready = String::new();
-        lines.read_line(&mut ready).unwrap();
+        frames.read_line(&mut ready).unwrap();
         Self {
             child,
-            lines,
+            frames,
             channel,
             ready: ready.trim().to_owned(),
+            next: 1,
         }
     }
 
-    /// Sends one request; its answer, or `None` when the channel closed.
-    fn ask(&mut self, request: &str) -> Option<String> {
-        writeln!(self.channel, "{request}").ok()?;
-        let mut answer = String::new();
-        match self.lines.read_line(&mut answer) {
-            Ok(0) | Err(_) => None,
-            Ok(_) => Some(answer.trim().to_owned()),
+    fn send(&mut self, frame: ToSandbox) -> Option<()> {
+        self.channel.write_all(&frame.encode()).ok()
+    }
+
+    /// Runs a cell with `config` (the `tools.codeMode` fields); its
+    /// result as JSON, or `None` when the sandbox ended first.
+    fn cell(
+        &mut self,
+        code: &str,
+        language: Language,
+        config: serde_json::Value,
+    ) -> Option<serde_json::Value> {
+        let (twin, leg) = (self.next, self.next);
+        self.next += 1;
+        let mut fields = serde_json::json!({ "enabled": true });
+        if let (Some(fields), Some(extra)) = (fields.as_object_mut(), config.as_object()) {
+            fields.extend(extra.clone());
         }
+        self.send(ToSandbox::Define(Box::new(Define {
+            twin,
+            config: CodeModeConfig::resolve(&fields, &serde_json::Value::Null),
+            owner: RunOwner {
+                agent_run_id: format!("run-{twin}"),
+                ..RunOwner::default()
+            },
+            visible_tools: vec!["exec".into(), "wait".into()],
+            active: true,
+            namespaces: "[]".into(),
+            tools: Arc::new(vec![ECHO.to_owned()]),
+            scopes: None,
+            counters: Default::default(),
+        })))?;
+        self.send(ToSandbox::Exec(Exec {
+            leg,
+            twin,
+            age_micros: 0,
+            code: code.to_owned(),
+            language,
+            restart_safe: false,
+            parent: None,
+        }))?;
+        loop {
+            let body = wire::read_frame(&mut self.frames).ok()??;
+            match FromSandbox::decode(&body).unwrap() {
+                FromSandbox::Result {
+                    leg: answered,
+                    result,
+                    ..
+                } => {
+                    assert_eq!(answered, leg);
+                    return Some(serde_json::from_str(&result.to_json()).unwrap());
+                }
+                FromSandbox::Dispatch { calls, .. } => {
+                    let settled = calls
+                        .into_iter()
+                        .map(|(call, input)| {
+                            let call: serde_json::Value = serde_json::from_str(&call).unwrap();
+                            assert_eq!(call["name"], "echo");
+                            (call["key"].as_u64().unwrap(), Ok(input))
+                        })
+                        .collect();
+                    self.send(ToSandbox::Settle(settled))?;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn js(&mut self, code: &str) -> Option<serde_json::Value> {
+        self.cell(code, Language::Javascript, serde_json::json!({}))
+    }
+
+    /// A probe's answer (`code_mode_sandbox::probe`), or `None` when the
+    /// sandbox ended.
+    fn probe(&mut self, probe: &str) -> Option<String> {
+        let result = self.js(&format!("//probe:{probe}"))?;
+        Some(result["value"].as_str().unwrap().to_owned())
+    }
+
+    /// Whether the sandbox still runs cells.
+    fn answers(&mut self) -> bool {
+        self.js("return 1 + 1")
+            .is_some_and(|result| result["value"] == 2)
     }
 
     fn proc(&self, name: &str) -> String {
@@ -74,7 +161,7 @@ fn a_started_sandbox_reports_its_lockdown_and_answers() {
         sandbox.ready
     );
     assert!(sandbox.ready.ends_with("seccomp=true"), "{}", sandbox.ready);
-    assert_eq!(sandbox.ask("ping").as_deref(), Some("pong"));
+    assert!(sandbox.answers());
 }
 
 #[test]
@@ -116,55 +203,43 @@ fn it_runs_with_no_new_privileges_the_seccomp_filter_and_its_limits() {
 }
 
 #[test]
-fn what_an_engine_does_passes_the_filter() {
-    let mut sandbox = Running::start();
-    // 8 threads, each 4 MiB of allocations, a lock, a sleep, a hash map
-    // (its seed from getrandom) and a thread name.
-    assert_eq!(
-        sandbox.ask("threads 8").as_deref(),
-        Some("threads 8 ok 16128")
-    );
-    assert_eq!(sandbox.ask("ping").as_deref(), Some("pong"));
-}
-
-#[test]
 fn files_and_sockets_are_refused() {
     let mut sandbox = Running::start();
     let eacces = libc::EACCES;
     assert_eq!(
-        sandbox.ask("probe open /etc/hostname"),
+        sandbox.probe("open /etc/hostname"),
         Some(format!("open error {eacces}"))
     );
     assert_eq!(
-        sandbox.ask("probe open /proc/self/status"),
+        sandbox.probe("open /proc/self/status"),
         Some(format!("open error {eacces}"))
     );
     let target = std::env::temp_dir().join(format!("code-mode-sandbox-{}", std::process::id()));
-    let answer = sandbox.ask(&format!("probe create {}", target.display()));
+    let answer = sandbox.probe(&format!("create {}", target.display()));
     assert_eq!(answer, Some(format!("create error {eacces}")));
     assert!(!target.exists());
     assert_eq!(
-        sandbox.ask("probe socket"),
+        sandbox.probe("socket"),
         Some(format!("socket error {eacces}"))
     );
     // Still serving: a refusal is an error, not the end.
-    assert_eq!(sandbox.ask("ping").as_deref(), Some("pong"));
+    assert!(sandbox.answers());
 }
 
 #[test]
 fn a_forbidden_system_call_kills_the_sandbox_and_nothing_else() {
     let mut doomed = Running::start();
     let mut neighbour = Running::start();
-    assert_eq!(doomed.ask("probe forbidden"), None, "the channel closes");
+    assert_eq!(doomed.probe("forbidden"), None, "the channel closes");
     assert_eq!(doomed.killed_by(), Some(libc::SIGSYS));
-    assert_eq!(neighbour.ask("ping").as_deref(), Some("pong"));
+    assert!(neighbour.answers());
 }
 
 #[test]
 fn a_new_process_or_executable_memory_kills_the_sandbox() {
     for probe in ["fork", "exec-memory"] {
         let mut sandbox = Running::start();
-        assert_eq!(sandbox.ask(&format!("probe {probe}")), None, "{probe}");
+        assert_eq!(sandbox.probe(probe), None, "{probe}");
         assert_eq!(sandbox.killed_by(), Some(libc::SIGSYS), "{probe}");
     }
 }
@@ -172,7 +247,7 @@ fn a_new_process_or_executable_memory_kills_the_sandbox() {
 #[test]
 fn an_abort_inside_ends_the_sandbox_with_its_own_signal() {
     let mut sandbox = Running::start();
-    assert_eq!(sandbox.ask("probe abort"), None);
+    assert_eq!(sandbox.probe("abort"), None);
     assert_eq!(sandbox.killed_by(), Some(libc::SIGABRT));
 }
 
@@ -203,30 +278,21 @@ fn a_sandbox_whose_parent_is_not_the_one_named_stops_before_it_runs_anything() {
     assert_eq!(child.wait().unwrap().code(), Some(71));
 }
 
-/// A cell's result as JSON, run in the sandbox.
-fn cell(sandbox: &mut Running, request: serde_json::Value) -> serde_json::Value {
-    let answer = sandbox
-        .ask(&format!("cell {request}"))
-        .expect("the sandbox answered");
-    serde_json::from_str(&answer).unwrap_or_else(|_| panic!("not a result: {answer}"))
-}
-
 #[test]
 fn the_engine_runs_javascript_and_typescript_cells_under_the_lockdown() {
     let mut sandbox = Running::start();
-    let result = cell(
-        &mut sandbox,
-        serde_json::json!({ "code": "const xs = [3, 1, 2].sort(); return { xs, t: typeof Date.now(), r: Math.random() < 1 }" }),
-    );
+    let result = sandbox
+        .js("const xs = [3, 1, 2].sort(); return { xs, t: typeof Date.now(), r: Math.random() < 1 }")
+        .unwrap();
     assert_eq!(result["status"], "completed", "{result}");
     assert_eq!(
         result["value"],
         serde_json::json!({ "xs": [1, 2, 3], "t": "number", "r": true })
     );
-    let result = cell(
-        &mut sandbox,
-        serde_json::json!({ "language": "typescript", "code": "const n: number = await new Promise<number>((resolve) => setTimeout(() => resolve(41), 5)); return n + 1" }),
-    );
+    let code = "const n: number = await new Promise<number>((resolve) => setTimeout(() => resolve(41), 5)); return n + 1";
+    let result = sandbox
+        .cell(code, Language::Typescript, serde_json::json!({}))
+        .unwrap();
     assert_eq!(result["status"], "completed", "{result}");
     assert_eq!(result["value"], 42);
 }
@@ -234,22 +300,29 @@ fn the_engine_runs_javascript_and_typescript_cells_under_the_lockdown() {
 #[test]
 fn deadlines_and_the_memory_limit_hold_under_the_lockdown() {
     let mut sandbox = Running::start();
-    let result = cell(
-        &mut sandbox,
-        serde_json::json!({ "code": "while (true) {}", "config": { "timeoutMs": 200 } }),
-    );
+    let result = sandbox
+        .cell(
+            "while (true) {}",
+            Language::Javascript,
+            serde_json::json!({ "timeoutMs": 200 }),
+        )
+        .unwrap();
     assert_eq!(result["status"], "failed", "{result}");
     assert_eq!(result["code"], "timeout", "{result}");
-    let result = cell(
-        &mut sandbox,
-        serde_json::json!({ "code": "const a = []; while (true) a.push('x'.repeat(1 << 16) + a.length)", "config": { "memoryLimitBytes": 16777216 } }),
-    );
+    let code = "const a = []; while (true) a.push('x'.repeat(1 << 16) + a.length)";
+    let result = sandbox
+        .cell(
+            code,
+            Language::Javascript,
+            serde_json::json!({ "memoryLimitBytes": 16777216 }),
+        )
+        .unwrap();
     assert_eq!(result["status"], "failed", "{result}");
     assert_eq!(
         result["error"], "code mode memory limit exceeded.",
         "{result}"
     );
-    assert_eq!(sandbox.ask("ping").as_deref(), Some("pong"));
+    assert!(sandbox.answers());
 }
 
 #[test]
@@ -260,7 +333,7 @@ fn nested_calls_and_their_hand_offs_run_under_the_lockdown() {
     let code = "let n = 0; for (let i = 0; i < 200; i++) n += (await tools.call('echo', { i })).i; \
                 const all = await Promise.all(Array.from({ length: 50 }, (_, i) => tools.call('echo', { i }))); \
                 return [n, all.length]";
-    let result = cell(&mut sandbox, serde_json::json!({ "code": code }));
+    let result = sandbox.js(code).unwrap();
     assert_eq!(result["status"], "completed", "{result}");
     assert_eq!(result["value"], serde_json::json!([19900, 50]));
     assert_eq!(result["telemetry"]["callCount"], 250);

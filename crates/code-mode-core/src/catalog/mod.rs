@@ -5,6 +5,7 @@
 //! legacy tool-search controls. MCP entries stay in it (the `MCP` namespace
 //! dispatches them by exact id) but every guest-facing view skips them.
 
+mod columns;
 mod entry;
 mod index;
 mod lookup;
@@ -15,6 +16,7 @@ mod search;
 #[cfg(test)]
 pub(crate) mod testing;
 
+pub use columns::{read_tools, replace_lone_surrogates, Keep};
 pub use entry::CatalogEntry;
 pub use schema::Schema;
 pub use search::SearchLimit;

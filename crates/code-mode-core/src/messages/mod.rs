@@ -34,6 +34,17 @@ pub const MEMORY_LIMIT: &str = "code mode memory limit exceeded.";
 pub const OUTPUT_LIMIT: &str = "code mode output limit exceeded.";
 pub const CLOSED: &str = "code mode is closed.";
 pub const ABORTED: &str = "code mode run was aborted.";
+/// `runtime_unavailable` of the legs a sandbox process held when it
+/// stopped (`isolation: 'process'`).
+pub const SANDBOX_STOPPED: &str = "code mode sandbox process stopped (it crashed, was killed or stopped answering); the runs it held are lost. Run the cell again.";
+/// `runtime_unavailable` while a session's sandbox processes stop faster
+/// than they may be started again.
+pub const SANDBOX_RESTARTS_EXHAUSTED: &str = "code mode sandbox process of this session stopped too often; new runs are refused for up to a minute.";
+
+/// `runtime_unavailable` when a sandbox process cannot be started.
+pub fn sandbox_unavailable(reason: &str) -> String {
+    format!("code mode sandbox process could not start: {reason}")
+}
 pub const PENDING_WITHOUT_HOST_WORK: &str = "code mode promise is pending without host work.";
 /// The `Error` of a timer armed past [`MAX_TIMERS`].
 pub fn too_many_timers() -> String {

@@ -50,6 +50,9 @@ pub struct RunNamespaces {
     pub visible: Vec<VisibleNamespace>,
     /// One scope per visible namespace, in the same order; set once.
     scopes: OnceLock<Vec<Scope>>,
+    /// The JSON text the scopes were read from (a sandbox's copy of the
+    /// run reads the same).
+    accepted: OnceLock<String>,
 }
 
 impl RunNamespaces {
@@ -103,6 +106,7 @@ impl RunNamespaces {
         Self {
             visible,
             scopes: OnceLock::new(),
+            accepted: OnceLock::new(),
         }
     }
 
@@ -140,8 +144,15 @@ impl RunNamespaces {
             return Ok(());
         }
         let scopes = scope::parse_all(json, &self.visible)?;
-        let _ = self.scopes.set(scopes);
+        if self.scopes.set(scopes).is_ok() {
+            let _ = self.accepted.set(json.to_owned());
+        }
         Ok(())
+    }
+
+    /// The JSON text of the scopes kept, once there are.
+    pub fn accepted(&self) -> Option<String> {
+        self.accepted.get().cloned()
     }
 }
 

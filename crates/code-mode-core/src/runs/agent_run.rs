@@ -2,7 +2,7 @@
 //! guests work with, the host its nested calls go to, the model-visible tool
 //! names, and who owns its parked runs. Built once per `prepareRun`.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::host::Host;
@@ -34,6 +34,9 @@ impl RunOwner {
 }
 
 pub struct AgentRun {
+    /// A number no other agent run of this process has (a sandbox's client
+    /// knows its copies by it).
+    pub id: u64,
     /// The resolved configuration (the agent's value merged over the global one).
     pub config: Arc<CodeModeConfig>,
     pub toolbox: Arc<Toolbox>,
@@ -64,12 +67,19 @@ impl AgentRun {
             counters: Default::default(),
         });
         Arc::new(Self {
+            id: Self::new_id(),
             config,
             toolbox,
             host,
             visible_tools,
             owner,
         })
+    }
+
+    /// A number for a new agent run ([`AgentRun::id`]).
+    pub fn new_id() -> u64 {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        NEXT.fetch_add(1, Ordering::Relaxed)
     }
 
     /// The telemetry block of every result: cumulative for the agent run.
@@ -89,6 +99,7 @@ impl AgentRun {
             call_count: counters.call.load(Ordering::Relaxed),
             invalid_input_count: counters.invalid_input.load(Ordering::Relaxed),
             visible_tools: self.visible_tools.clone(),
+            nested_seq: counters.nested_seq.load(Ordering::Relaxed),
         }
     }
 }

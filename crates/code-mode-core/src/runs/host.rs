@@ -45,22 +45,45 @@ pub trait Host: Send + Sync {
     fn abort(&self, keys: Vec<CallKey>);
 }
 
+/// Where settlements go: a run's [`Arrivals`] in this process, or a
+/// forwarder to a run in another process (a sandbox's, whose own
+/// `Arrivals` applies the bounds when they arrive there).
+pub trait Inbox: Send + Sync {
+    /// The most bytes of results the run holds.
+    fn max_bytes(&self) -> usize;
+    /// Adds settlements of this inbox's calls, in order.
+    fn push(&self, settled: Vec<(CallKey, Settlement)>);
+}
+
 /// Delivers one call's settlement to its run, wherever the run is.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Reply {
-    pub(super) arrivals: Arc<Arrivals>,
+    pub(super) inbox: Arc<dyn Inbox>,
     pub(super) key: CallKey,
 }
 
+impl std::fmt::Debug for Reply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reply")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Reply {
+    /// A reply for the call `key` of a run whose settlements go to `inbox`.
+    pub fn to(inbox: Arc<dyn Inbox>, key: CallKey) -> Self {
+        Self { inbox, key }
+    }
+
     /// The most bytes of results the run holds: a longer result fails with
     /// `tool_result_too_large` when it arrives.
     pub fn max_bytes(&self) -> usize {
-        self.arrivals.max_bytes
+        self.inbox.max_bytes()
     }
 
     pub fn settle(&self, settlement: Settlement) {
-        self.arrivals.push([(self.key, settlement)]);
+        self.inbox.push(vec![(self.key, settlement)]);
     }
 
     /// Delivers many settlements, waking each run's worker once: those of
@@ -70,15 +93,31 @@ impl Reply {
         while let Some((reply, settlement)) = settled.next() {
             let mut group = vec![(reply.key, settlement)];
             while let Some((next, _)) = settled.peek() {
-                if !Arc::ptr_eq(&next.arrivals, &reply.arrivals) {
+                if !same(&next.inbox, &reply.inbox) {
                     break;
                 }
                 if let Some((next, settlement)) = settled.next() {
                     group.push((next.key, settlement));
                 }
             }
-            reply.arrivals.push(group);
+            reply.inbox.push(group);
         }
+    }
+}
+
+/// Whether two inboxes are one (by address: their vtables may differ
+/// between codegen units).
+fn same(a: &Arc<dyn Inbox>, b: &Arc<dyn Inbox>) -> bool {
+    std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b))
+}
+
+impl Inbox for Arrivals {
+    fn max_bytes(&self) -> usize {
+        self.max_bytes
+    }
+
+    fn push(&self, settled: Vec<(CallKey, Settlement)>) {
+        self.add(settled);
     }
 }
 
@@ -121,7 +160,7 @@ impl Arrivals {
     }
 
     /// Adds settlements and wakes the run's driver once.
-    fn push(&self, settled: impl IntoIterator<Item = (CallKey, Settlement)>) {
+    fn add(&self, settled: impl IntoIterator<Item = (CallKey, Settlement)>) {
         let arrived = Instant::now();
         let waker = {
             let mut state = self.state.lock();

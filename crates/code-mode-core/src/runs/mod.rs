@@ -178,6 +178,13 @@ impl Engine {
         self.store.parked()
     }
 
+    /// Sets what is told the count of parked runs each time some expired
+    /// (once per engine): a host that mirrors the count (a sandbox's
+    /// client) learns of expiries this way.
+    pub fn on_expired(&self, tell: impl Fn(usize) + Send + Sync + 'static) {
+        self.store.on_expired(Box::new(tell));
+    }
+
     /// Refuses new work and stops every leg in progress, at once (cheap: call
     /// it on the JavaScript thread); [`Engine::close`] finishes the job.
     pub fn begin_close(&self) {

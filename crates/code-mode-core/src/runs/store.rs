@@ -100,6 +100,8 @@ pub struct Store {
     state: Mutex<State>,
     changed: Condvar,
     expiry: Mutex<Option<JoinHandle<()>>>,
+    /// Told the count of parked runs after some expired.
+    on_expired: std::sync::OnceLock<Box<dyn Fn(usize) + Send + Sync>>,
 }
 
 impl Store {
@@ -108,6 +110,7 @@ impl Store {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             expiry: Mutex::new(None),
+            on_expired: std::sync::OnceLock::new(),
         });
         let weak = Arc::downgrade(&store);
         let handle = std::thread::Builder::new()
@@ -120,6 +123,12 @@ impl Store {
     /// Parked runs held now.
     pub fn parked(&self) -> usize {
         self.state.lock().parked()
+    }
+
+    /// Sets what is told the count of parked runs each time some expired
+    /// (once per store).
+    pub fn on_expired(&self, tell: Box<dyn Fn(usize) + Send + Sync>) {
+        let _ = self.on_expired.set(tell);
     }
 
     /// Acts on how a leg ended, on the worker that drove it: parks the run and
@@ -319,7 +328,7 @@ fn expire(store: Weak<Store>) {
         let Some(store) = store.upgrade() else {
             return;
         };
-        let (expired, buried, lapsed) = {
+        let (expired, buried, lapsed, parked) = {
             let mut state = store.state.lock();
             if state.closed {
                 return;
@@ -355,13 +364,17 @@ fn expire(store: Weak<Store>) {
                     .changed
                     .wait_until(&mut state, until.min(now + Duration::from_secs(1)));
             }
-            (expired, buried, lapsed)
+            let parked = (!expired.is_empty()).then(|| state.parked());
+            (expired, buried, lapsed, parked)
         };
         // Calls waiting for an answer first, then the freeing.
         for job in lapsed {
             store.end_lapsed(job);
         }
         discard(expired);
+        if let (Some(parked), Some(tell)) = (parked, store.on_expired.get()) {
+            tell(parked);
+        }
         buried.into_iter().for_each(Run::discard);
     }
 }

@@ -109,6 +109,7 @@ pub fn agent_run_with(
 /// configuration and owner, as a second `prepareRun` of the gateway would.
 pub fn variant(run: &AgentRun, config: CodeModeConfig, owner: RunOwner) -> Arc<AgentRun> {
     Arc::new(AgentRun {
+        id: AgentRun::new_id(),
         config: Arc::new(config),
         toolbox: run.toolbox.clone(),
         host: run.host.clone(),

@@ -426,7 +426,7 @@ impl Run {
                 },
                 input: std::mem::take(&mut call.input),
                 reply: Reply {
-                    arrivals: self.arrivals.clone(),
+                    inbox: self.arrivals.clone(),
                     key,
                 },
             })

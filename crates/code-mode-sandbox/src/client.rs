@@ -1,0 +1,684 @@
+//! The addon's half of the protocol: an engine whose runs live in sandbox
+//! processes (`isolation: 'process'`).
+//!
+//! [`Sandboxes`] offers what the binding asks of the in-process engine
+//! (exec, wait, held execs, refusals, the parked count, close), and keeps
+//! each agent run the binding built (its catalog, its host) here, with a
+//! copy in each sandbox that runs its cells ([`Define`]). A sandbox's nested
+//! calls come back as `Dispatch` frames and go to the agent run's own host,
+//! exactly as a worker thread's would; their settlements go back as
+//! `Settle` frames through a [`RemoteInbox`].
+//!
+//! Nothing a sandbox writes is trusted: a frame that cannot be read, a call
+//! to a tool the run's catalog does not have, or a key never handed out
+//! ends that sandbox. A sandbox that ends, for whatever reason, fails the
+//! legs it held with `runtime_unavailable`, and the next exec of its slot
+//! starts a new one, within [`MAX_STARTS_PER_MINUTE`].
+//!
+//! The Node thread never waits on a sandbox: the process starts on its
+//! reading thread, and a frame the socket cannot take at once is queued
+//! for a writing thread.
+
+mod conn;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use code_mode_core::messages;
+use code_mode_core::result::{ErrorCode, RunResult, Status, Telemetry};
+use code_mode_core::runs::{AgentRun, Control, Done, ExecRequest, Stop, WaitRequest};
+use parking_lot::Mutex;
+
+use self::conn::Conn;
+use crate::launch::Options;
+use crate::wire::{Counters, Define, Exec, ToSandbox, Wait};
+
+pub use self::conn::RemoteInbox;
+
+/// Starts of one slot's sandbox within a minute, the first included,
+/// before the slot refuses new runs until the oldest start is a minute
+/// old: a cell that kills its sandbox in a loop costs at most this many
+/// process starts (about 4 ms of CPU each) a minute.
+pub const MAX_STARTS_PER_MINUTE: usize = 10;
+
+/// How sandboxes are started.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The `code-mode-sandbox` executable.
+    pub binary: PathBuf,
+    /// Sandbox processes sessions are spread over.
+    pub processes: usize,
+    pub options: Options,
+}
+
+/// What an agent run's copies are made from, and what is known of it.
+struct Twin {
+    /// The binding's agent run, held while a sandbox holds a copy (the
+    /// copy's calls go to its host), else only weakly.
+    strong: Option<Arc<AgentRun>>,
+    weak: Weak<AgentRun>,
+    define: Define,
+    /// Sandboxes (by connection id) holding a copy.
+    copies: HashSet<u64>,
+    /// The binding dropped its surface: no more copies are made.
+    forgotten: bool,
+}
+
+/// A parked run: the sandbox holding it, the agent run it belongs to, and
+/// when it expires at the latest.
+struct Parked {
+    conn: u64,
+    twin: u64,
+    expires: Instant,
+    /// The run's cell was `restartSafe`.
+    restart_safe: bool,
+}
+
+/// A held exec (its namespace scopes are being built).
+struct Held {
+    request: ExecRequest,
+    control: Arc<Control>,
+    done: Done,
+}
+
+/// An exec held back until its run's namespace scopes are built; let
+/// through ([`Sandboxes::open`]) or refused once.
+#[derive(Clone)]
+pub struct Gate {
+    held: Arc<Mutex<Option<Held>>>,
+}
+
+/// One slot: the sandbox serving it now, and when sandboxes were started
+/// for it lately.
+#[derive(Default)]
+struct Slot {
+    conn: Option<Arc<Conn>>,
+    starts: VecDeque<Instant>,
+}
+
+#[derive(Default)]
+struct State {
+    slots: Vec<Slot>,
+    twins: HashMap<u64, Twin>,
+    parked: HashMap<String, Parked>,
+    live: Vec<Weak<Control>>,
+    gates: Vec<Weak<Mutex<Option<Held>>>>,
+}
+
+/// Process-wide counts of sandboxes, for `codeModeDiagnostics()`.
+#[derive(Debug, Default)]
+pub struct Counts {
+    /// Sandbox processes started.
+    pub started: AtomicU64,
+    /// Started to replace one that stopped.
+    pub restarts: AtomicU64,
+    /// Sandboxes that stopped while in use (crashed, killed, broke the
+    /// protocol), not counting those closed.
+    pub stopped: AtomicU64,
+    /// Sandbox processes running now.
+    pub running: AtomicU64,
+}
+
+/// Process-wide sandbox counts.
+pub fn counts() -> &'static Counts {
+    static COUNTS: Counts = Counts {
+        started: AtomicU64::new(0),
+        restarts: AtomicU64::new(0),
+        stopped: AtomicU64::new(0),
+        running: AtomicU64::new(0),
+    };
+    &COUNTS
+}
+
+/// What the connections share with the engine that made them.
+pub(crate) struct Shared {
+    settings: Settings,
+    state: Mutex<State>,
+    closed: AtomicBool,
+    next_leg: AtomicU64,
+    next_conn: AtomicU64,
+}
+
+/// The engine of `isolation: 'process'`.
+pub struct Sandboxes {
+    shared: Arc<Shared>,
+}
+
+/// The result of a leg stopped before it started.
+fn stopped_result(stop: Stop) -> RunResult {
+    let (code, message) = stop.error();
+    RunResult::failed(code, message)
+}
+
+impl Sandboxes {
+    /// Nothing starts until the first exec.
+    pub fn new(settings: Settings) -> Self {
+        let slots = (0..settings.processes.max(1))
+            .map(|_| Slot::default())
+            .collect();
+        Self {
+            shared: Arc::new(Shared {
+                settings,
+                state: Mutex::new(State {
+                    slots,
+                    ..State::default()
+                }),
+                closed: AtomicBool::new(false),
+                next_leg: AtomicU64::new(1),
+                next_conn: AtomicU64::new(1),
+            }),
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.shared.closed.load(Ordering::Acquire)
+    }
+
+    /// Makes `agent_run` known, with what its copies are made from: the
+    /// tools' columns and the visible namespaces (JSON) its catalog was
+    /// built from.
+    pub fn register(
+        &self,
+        agent_run: &Arc<AgentRun>,
+        active: bool,
+        namespaces: String,
+        tools: Arc<Vec<String>>,
+    ) {
+        let define = Define {
+            twin: agent_run.id,
+            config: (*agent_run.config).clone(),
+            owner: agent_run.owner.clone(),
+            visible_tools: agent_run.visible_tools.clone(),
+            active,
+            namespaces,
+            tools,
+            scopes: None,
+            counters: Counters::default(),
+        };
+        self.shared.state.lock().twins.insert(
+            agent_run.id,
+            Twin {
+                strong: None,
+                weak: Arc::downgrade(agent_run),
+                define,
+                copies: HashSet::new(),
+                forgotten: false,
+            },
+        );
+    }
+
+    /// The binding's surface of this agent run is gone: sandboxes forget
+    /// their copies once no run of theirs uses them.
+    pub fn forget(&self, agent_run: u64) {
+        let mut state = self.shared.state.lock();
+        let Some(twin) = state.twins.get_mut(&agent_run) else {
+            return;
+        };
+        twin.forgotten = true;
+        let copies: Vec<u64> = twin.copies.iter().copied().collect();
+        if copies.is_empty() {
+            state.twins.remove(&agent_run);
+            return;
+        }
+        for conn in state.slots.iter().filter_map(|slot| slot.conn.as_ref()) {
+            if copies.contains(&conn.id) {
+                conn.send(&ToSandbox::Forget { twin: agent_run });
+            }
+        }
+    }
+
+    /// The namespace scopes of `agent_run`, built and accepted by the
+    /// binding (JSON): every copy gets them.
+    pub fn scopes(&self, agent_run: u64, json: &str) {
+        let mut state = self.shared.state.lock();
+        let State { twins, slots, .. } = &mut *state;
+        let Some(twin) = twins.get_mut(&agent_run) else {
+            return;
+        };
+        if twin.define.scopes.is_some() {
+            return;
+        }
+        twin.define.scopes = Some(json.to_owned());
+        for conn in slots.iter().filter_map(|slot| slot.conn.as_ref()) {
+            if twin.copies.contains(&conn.id) {
+                conn.send(&ToSandbox::Scopes {
+                    twin: agent_run,
+                    json: json.to_owned(),
+                });
+            }
+        }
+    }
+
+    /// Runs one cell in the sandbox of its session.
+    pub fn exec(&self, request: ExecRequest, control: Arc<Control>, done: Done) {
+        let timeout = Duration::from_millis(request.agent_run.config.timeout_ms);
+        control.arm(request.started + timeout);
+        let agent_run = request.agent_run.clone();
+        if let Some(result) = self.refusal(&control) {
+            return report(&agent_run, None, done, result);
+        }
+        let conn = match self.shared.conn_for(&agent_run) {
+            Ok(conn) => conn,
+            Err(message) => {
+                let result = RunResult::failed(ErrorCode::RuntimeUnavailable, &message);
+                return report(&agent_run, None, done, result);
+            }
+        };
+        let leg = self.shared.next_leg.fetch_add(1, Ordering::Relaxed);
+        let frame = ToSandbox::Exec(Exec {
+            leg,
+            twin: agent_run.id,
+            age_micros: micros(request.started.elapsed()),
+            code: request.input.code,
+            language: request.input.language,
+            restart_safe: request.input.restart_safe,
+            parent: request.parent_tool_call_id,
+        });
+        self.shared.track(&control);
+        let restart_safe = request.input.restart_safe;
+        conn.begin(
+            leg,
+            agent_run.clone(),
+            agent_run.id,
+            control,
+            done,
+            restart_safe,
+            None,
+        );
+        conn.send(&frame);
+    }
+
+    /// Resumes a parked run, in the sandbox that holds it.
+    pub fn wait(&self, request: WaitRequest, control: Arc<Control>, done: Done) {
+        let timeout = Duration::from_millis(request.agent_run.config.timeout_ms);
+        control.arm(request.started + timeout);
+        let agent_run = request.agent_run.clone();
+        if let Some(result) = self.refusal(&control) {
+            return report(&agent_run, None, done, result);
+        }
+        // The run's own sandbox; a run not known here goes to the asking
+        // session's, which answers that it is not there.
+        let parked = {
+            let state = self.shared.state.lock();
+            state
+                .parked
+                .get(&request.run_id)
+                .map(|parked| (parked.conn, parked.twin, parked.restart_safe))
+        };
+        let found = parked.and_then(|(conn, twin, restart_safe)| {
+            Some((self.shared.conn_by_id(conn)?, twin, restart_safe))
+        });
+        let (conn, origin, restart_safe) = match found {
+            Some(found) => found,
+            None => match self.shared.conn_for(&agent_run) {
+                Ok(conn) => (conn, agent_run.id, false),
+                Err(message) => {
+                    let result = RunResult::failed(ErrorCode::RuntimeUnavailable, &message);
+                    return report(&agent_run, None, done, result);
+                }
+            },
+        };
+        // The telemetry of a resumed run is its own agent run's.
+        let owner = self
+            .shared
+            .state
+            .lock()
+            .twins
+            .get(&origin)
+            .and_then(|twin| twin.weak.upgrade())
+            .unwrap_or_else(|| agent_run.clone());
+        if origin != agent_run.id {
+            // The asking agent run's copy must exist there too: the
+            // sandbox checks the waiter against it.
+            self.shared.ensure_copy(&conn, &agent_run);
+        }
+        let leg = self.shared.next_leg.fetch_add(1, Ordering::Relaxed);
+        let resumes = Some(request.run_id.clone());
+        let frame = ToSandbox::Wait(Wait {
+            leg,
+            twin: agent_run.id,
+            age_micros: micros(request.started.elapsed()),
+            run_id: request.run_id,
+            parent: request.parent_tool_call_id,
+        });
+        self.shared.track(&control);
+        conn.begin(leg, owner, origin, control, done, restart_safe, resumes);
+        conn.send(&frame);
+    }
+
+    /// Holds an exec back until [`Sandboxes::open`] or
+    /// [`Sandboxes::refuse_held`]; `close` answers it as closed.
+    pub fn hold(&self, request: ExecRequest, control: Arc<Control>, done: Done) -> Gate {
+        let gate = Gate {
+            held: Arc::new(Mutex::new(Some(Held {
+                request,
+                control,
+                done,
+            }))),
+        };
+        {
+            let mut state = self.shared.state.lock();
+            state.gates.retain(|weak| weak.strong_count() > 0);
+            state.gates.push(Arc::downgrade(&gate.held));
+        }
+        if self.is_closed() {
+            if let Some(held) = gate.held.lock().take() {
+                close_held(held);
+            }
+        }
+        gate
+    }
+
+    pub fn open(&self, gate: &Gate) {
+        let held = gate.held.lock().take();
+        if let Some(held) = held {
+            let scopes = held.request.agent_run.toolbox.namespaces.accepted();
+            if let Some(json) = scopes {
+                self.scopes(held.request.agent_run.id, &json);
+            }
+            self.exec(held.request, held.control, held.done);
+        }
+    }
+
+    pub fn refuse_held(&self, gate: &Gate, code: ErrorCode, message: &str) {
+        let held = gate.held.lock().take();
+        if let Some(held) = held {
+            let restart_safe = held.request.input.restart_safe;
+            let mut result = RunResult::failed(code, message);
+            result.replay_safe = restart_safe;
+            report(
+                &held.request.agent_run,
+                Some(restart_safe),
+                held.done,
+                result,
+            );
+        }
+    }
+
+    /// Answers a call refused before it reached the engine.
+    pub fn refuse(&self, agent_run: Arc<AgentRun>, code: ErrorCode, message: &str, done: Done) {
+        report(&agent_run, None, done, RunResult::failed(code, message));
+    }
+
+    /// Parked runs held by the sandboxes, as they last said.
+    pub fn suspended_runs(&self) -> usize {
+        let state = self.shared.state.lock();
+        state
+            .slots
+            .iter()
+            .filter_map(|slot| slot.conn.as_ref())
+            .map(|conn| conn.parked())
+            .sum()
+    }
+
+    /// Refuses new work and stops every leg in progress.
+    pub fn begin_close(&self) {
+        self.shared.closed.store(true, Ordering::Release);
+        let (live, gates) = {
+            let mut state = self.shared.state.lock();
+            (
+                std::mem::take(&mut state.live),
+                std::mem::take(&mut state.gates),
+            )
+        };
+        for control in live.iter().filter_map(Weak::upgrade) {
+            control.stop(Stop::Closed);
+        }
+        for held in gates.iter().filter_map(Weak::upgrade) {
+            let taken = held.lock().take();
+            if let Some(held) = taken {
+                close_held(held);
+            }
+        }
+    }
+
+    /// Ends every sandbox: each drops its parked runs (their calls'
+    /// signals fire) and answers its legs, then exits. Blocks for at most
+    /// a few seconds: call it off the JavaScript thread.
+    pub fn close(&self) {
+        self.begin_close();
+        let conns: Vec<Arc<Conn>> = {
+            let mut state = self.shared.state.lock();
+            state
+                .slots
+                .iter_mut()
+                .filter_map(|slot| slot.conn.take())
+                .collect()
+        };
+        for conn in &conns {
+            conn.shut();
+        }
+        for conn in conns {
+            conn.join(Duration::from_secs(5));
+        }
+    }
+
+    fn refusal(&self, control: &Control) -> Option<RunResult> {
+        match (self.is_closed(), control.stopped()) {
+            (true, _) => Some(RunResult::failed(
+                ErrorCode::RuntimeUnavailable,
+                messages::CLOSED,
+            )),
+            (false, Some(stop)) => Some(stopped_result(stop)),
+            (false, None) => None,
+        }
+    }
+}
+
+impl Drop for Sandboxes {
+    fn drop(&mut self) {
+        self.begin_close();
+        let conns: Vec<Arc<Conn>> = {
+            let mut state = self.shared.state.lock();
+            state
+                .slots
+                .iter_mut()
+                .filter_map(|slot| slot.conn.take())
+                .collect()
+        };
+        for conn in conns {
+            conn.shut();
+        }
+    }
+}
+
+fn close_held(held: Held) {
+    let restart_safe = held.request.input.restart_safe;
+    let mut result = RunResult::failed(ErrorCode::RuntimeUnavailable, messages::CLOSED);
+    result.replay_safe = restart_safe;
+    report(
+        &held.request.agent_run,
+        Some(restart_safe),
+        held.done,
+        result,
+    );
+}
+
+/// Answers a leg here, with the agent run's telemetry as the sandboxes
+/// last told it.
+fn report(agent_run: &Arc<AgentRun>, replay_safe: Option<bool>, done: Done, mut result: RunResult) {
+    result.replay_safe = replay_safe.unwrap_or(false);
+    result.telemetry = agent_run.telemetry();
+    done(result);
+}
+
+fn micros(duration: Duration) -> u64 {
+    u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// The binding's telemetry for a result a sandbox stamped: the counters
+/// are the copy's, plus the inputs the binding's own checks refused (the
+/// namespace calls' mapped inputs, checked on this side).
+fn merge(local: &AgentRun, remote: &Telemetry) -> Telemetry {
+    let mut telemetry = remote.clone();
+    let own = local.toolbox.counters.invalid_input.load(Ordering::Relaxed);
+    telemetry.invalid_input_count = telemetry.invalid_input_count.saturating_add(own);
+    telemetry
+}
+
+impl Shared {
+    /// The connection of the slot `agent_run`'s session maps to, started
+    /// if it has none, with the agent run's copy defined there.
+    fn conn_for(self: &Arc<Self>, agent_run: &Arc<AgentRun>) -> Result<Arc<Conn>, String> {
+        let conn =
+            {
+                let mut state = self.state.lock();
+                let index = slot_of(agent_run.owner.session(), state.slots.len());
+                let slot = &mut state.slots[index];
+                match &slot.conn {
+                    Some(conn) if !conn.is_dead() => conn.clone(),
+                    _ => {
+                        let now = Instant::now();
+                        while slot.starts.front().is_some_and(|start| {
+                            now.duration_since(*start) >= Duration::from_secs(60)
+                        }) {
+                            slot.starts.pop_front();
+                        }
+                        if slot.starts.len() >= MAX_STARTS_PER_MINUTE {
+                            return Err(messages::SANDBOX_RESTARTS_EXHAUSTED.to_owned());
+                        }
+                        let replaced = slot.conn.is_some() || !slot.starts.is_empty();
+                        slot.starts.push_back(now);
+                        let id = self.next_conn.fetch_add(1, Ordering::Relaxed);
+                        let conn = Conn::start(id, Arc::downgrade(self), &self.settings)
+                            .map_err(|error| messages::sandbox_unavailable(&error.to_string()))?;
+                        counts().started.fetch_add(1, Ordering::Relaxed);
+                        if replaced {
+                            counts().restarts.fetch_add(1, Ordering::Relaxed);
+                        }
+                        slot.conn = Some(conn.clone());
+                        conn
+                    }
+                }
+            };
+        self.ensure_copy(&conn, agent_run);
+        Ok(conn)
+    }
+
+    fn conn_by_id(&self, id: u64) -> Option<Arc<Conn>> {
+        let state = self.state.lock();
+        state
+            .slots
+            .iter()
+            .filter_map(|slot| slot.conn.as_ref())
+            .find(|conn| conn.id == id && !conn.is_dead())
+            .cloned()
+    }
+
+    /// Defines `agent_run`'s copy in `conn`'s sandbox unless it is there.
+    fn ensure_copy(&self, conn: &Arc<Conn>, agent_run: &Arc<AgentRun>) {
+        let mut state = self.state.lock();
+        let Some(twin) = state.twins.get_mut(&agent_run.id) else {
+            return;
+        };
+        if twin.copies.insert(conn.id) {
+            twin.strong = Some(agent_run.clone());
+            conn.send(&ToSandbox::Define(Box::new(twin.define.clone())));
+        }
+    }
+
+    fn track(&self, control: &Arc<Control>) {
+        {
+            let mut state = self.state.lock();
+            state.live.retain(|weak| weak.strong_count() > 0);
+            state.live.push(Arc::downgrade(control));
+        }
+        if self.closed.load(Ordering::Acquire) {
+            control.stop(Stop::Closed);
+        }
+    }
+
+    /// A leg's result arrived: the counters of its agent run are noted (a
+    /// copy made again starts from them), a parked run's place too.
+    fn landed(&self, conn: u64, origin: u64, result: &RunResult) {
+        let mut state = self.state.lock();
+        if let Some(twin) = state.twins.get_mut(&origin) {
+            let t = &result.telemetry;
+            twin.define.counters = [
+                t.search_count,
+                t.describe_count,
+                t.call_count,
+                t.invalid_input_count,
+                t.nested_seq,
+            ];
+        }
+        if let Status::Waiting { run_id, .. } = &result.status {
+            let ttl = state
+                .twins
+                .get(&origin)
+                .map_or(0, |twin| twin.define.config.snapshot_ttl_seconds);
+            let now = Instant::now();
+            state.parked.retain(|_, parked| parked.expires > now);
+            state.parked.insert(
+                run_id.clone(),
+                Parked {
+                    conn,
+                    twin: origin,
+                    expires: now + Duration::from_secs(ttl),
+                    restart_safe: result.replay_safe,
+                },
+            );
+        }
+    }
+
+    /// A wait took this run (whatever its result): it is no longer parked
+    /// under this id.
+    fn taken(&self, run_id: &str) {
+        self.state.lock().parked.remove(run_id);
+    }
+
+    /// The sandbox let its copy of `twin` go.
+    fn released(&self, conn: u64, twin: u64) {
+        let mut state = self.state.lock();
+        let Some(entry) = state.twins.get_mut(&twin) else {
+            return;
+        };
+        entry.copies.remove(&conn);
+        if entry.copies.is_empty() {
+            entry.strong = None;
+            if entry.forgotten {
+                state.twins.remove(&twin);
+            }
+        }
+    }
+
+    /// The binding's agent run of a copy, while a copy lives.
+    fn agent_run(&self, twin: u64) -> Option<Arc<AgentRun>> {
+        let state = self.state.lock();
+        state.twins.get(&twin).and_then(|twin| twin.strong.clone())
+    }
+
+    /// A sandbox ended: its copies and parked runs go with it.
+    fn ended(&self, conn: u64) {
+        let mut state = self.state.lock();
+        for slot in &mut state.slots {
+            if slot.conn.as_ref().is_some_and(|c| c.id == conn) {
+                slot.conn = None;
+            }
+        }
+        state.parked.retain(|_, parked| parked.conn != conn);
+        let mut gone = Vec::new();
+        for (id, twin) in &mut state.twins {
+            if twin.copies.remove(&conn) && twin.copies.is_empty() {
+                twin.strong = None;
+                if twin.forgotten {
+                    gone.push(*id);
+                }
+            }
+        }
+        for id in gone {
+            state.twins.remove(&id);
+        }
+    }
+}
+
+/// The slot of a session: its hash, spread over the slots.
+fn slot_of(session: &str, slots: usize) -> usize {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    session.hash(&mut hasher);
+    (hasher.finish() % slots.max(1) as u64) as usize
+}
