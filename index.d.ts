@@ -336,9 +336,10 @@ export declare function codeModeHookMetadata(input: unknown): { toolKind: 'code_
 
 /**
  * Creates a code-mode runtime. `config` is the raw global `tools.codeMode` value;
- * `workerThreads` defaults to the number of cores (1..16).
+ * `workerThreads` defaults to the number of cores (1..16); `isolation`
+ * says where cells run (`docs/isolation.md`).
  */
-export declare function createCodeMode(options?: { config?: unknown; workerThreads?: number }): CodeMode
+export declare function createCodeMode(options?: { config?: unknown; workerThreads?: number; isolation?: 'thread' | 'process'; sandboxProcesses?: number; sandboxBinary?: string }): CodeMode
 
 /**
  * Marks a scope member as callable: the guest's call runs `toolName` (one of

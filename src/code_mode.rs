@@ -1,14 +1,16 @@
 //! `createCodeMode` and the `CodeMode` instance a gateway holds per process.
 
 use std::collections::HashSet;
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, Weak};
 
+use code_mode_core::catalog::{read_tools, Keep};
 use code_mode_core::config::CodeModeConfig as CoreConfig;
 use code_mode_core::limits::MAX_WORKER_THREADS;
 use code_mode_core::messages;
 use code_mode_core::model::{self, SurfacePlan};
 use code_mode_core::result::Telemetry;
-use code_mode_core::runs::Engine;
+use code_mode_core::runs::Engine as ThreadEngine;
 use napi::bindgen_prelude::{Function, JsObjectValue, Object, Unknown};
 use napi::{Env, Error, JsValue, Result, ValueType};
 use napi_derive::napi;
@@ -17,6 +19,7 @@ use crate::checks::Checker;
 use crate::config::CodeModeConfig;
 use crate::context::RunContext;
 use crate::early;
+use crate::engine::Engine;
 use crate::host::{self, Executor, InputCheck, NodeHost};
 use crate::js::{self, json_text, to_json_value};
 use crate::namespaces::{self, RunBinding};
@@ -24,7 +27,6 @@ use crate::prepared::{Builder, Prepared, Recipe, RunInputs};
 use crate::runtime::Runtime;
 use crate::surface::{CodeModeRunSurface, SurfaceParts};
 use crate::tools::{self, PrepareJs};
-use code_mode_core::catalog::{read_tools, Keep};
 
 /// One code-mode runtime: its configuration, worker threads and parked runs.
 #[napi]
@@ -37,22 +39,30 @@ pub struct CodeMode {
 }
 
 /// Creates a code-mode runtime. `config` is the raw global `tools.codeMode` value;
-/// `workerThreads` defaults to the number of cores (1..16).
+/// `workerThreads` defaults to the number of cores (1..16); `isolation`
+/// says where cells run (`docs/isolation.md`).
 #[napi(
     catch_unwind,
-    ts_args_type = "options?: { config?: unknown; workerThreads?: number }"
+    ts_args_type = "options?: { config?: unknown; workerThreads?: number; isolation?: 'thread' | 'process'; sandboxProcesses?: number; sandboxBinary?: string }"
 )]
 pub fn create_code_mode(env: Env, options: Option<Object>) -> Result<CodeMode> {
-    let (global, workers) = match options {
+    let (global, workers, isolation) = match &options {
         Some(options) => {
             let config: Option<Unknown> = options.get_named_property("config").ok();
             let workers: Unknown = options.get_named_property("workerThreads")?;
-            (to_json_value(&env, config)?, worker_count(workers)?)
+            (
+                to_json_value(&env, config)?,
+                worker_count(workers)?,
+                Isolation::read(options)?,
+            )
         }
-        None => (serde_json::Value::Null, Engine::default_workers()),
+        None => (
+            serde_json::Value::Null,
+            ThreadEngine::default_workers(),
+            Isolation::read_default()?,
+        ),
     };
-    let engine = Engine::new(workers)
-        .map_err(|e| Error::from_reason(messages::workers_failed(&e.to_string())))?;
+    let engine = isolation.engine(workers)?;
     let config = CodeModeConfig::from(&CoreConfig::resolve(&global, &serde_json::Value::Null));
     let builder = Builder::start()
         .map_err(|e| Error::from_reason(messages::workers_failed(&e.to_string())))?;
@@ -74,9 +84,114 @@ pub fn create_code_mode(env: Env, options: Option<Object>) -> Result<CodeMode> {
     })
 }
 
+/// Where cells run, as `createCodeMode` was told.
+enum Isolation {
+    Thread,
+    Process {
+        processes: usize,
+        binary: Option<PathBuf>,
+    },
+}
+
+/// Sandbox processes when `sandboxProcesses` is not given: two, so that a
+/// session whose cell kills its sandbox does not take every other
+/// session's runs with it the first time (`docs/isolation.md`).
+const DEFAULT_SANDBOX_PROCESSES: usize = 2;
+
+impl Isolation {
+    fn read(options: &Object) -> Result<Self> {
+        let isolation: Unknown = options.get_named_property("isolation")?;
+        let process = match isolation.get_type()? {
+            ValueType::Undefined => return Self::read_default_with(options),
+            _ => match js::string(&isolation)?.as_deref() {
+                Some("thread") => false,
+                Some("process") => true,
+                _ => return Err(Error::from_reason(messages::ISOLATION_INVALID)),
+            },
+        };
+        match process {
+            false => Ok(Self::Thread),
+            true => Self::process(Some(options)),
+        }
+    }
+
+    /// `isolation` not given: `CODE_MODE_ISOLATION`, else threads.
+    fn read_default() -> Result<Self> {
+        match std::env::var("CODE_MODE_ISOLATION").ok().as_deref() {
+            None | Some("") | Some("thread") => Ok(Self::Thread),
+            Some("process") => Self::process(None),
+            Some(_) => Err(Error::from_reason(messages::ISOLATION_ENV_INVALID)),
+        }
+    }
+
+    fn read_default_with(options: &Object) -> Result<Self> {
+        match Self::read_default()? {
+            Self::Thread => Ok(Self::Thread),
+            Self::Process { .. } => Self::process(Some(options)),
+        }
+    }
+
+    fn process(options: Option<&Object>) -> Result<Self> {
+        let (mut processes, mut binary) = (DEFAULT_SANDBOX_PROCESSES, None);
+        if let Some(options) = options {
+            let count: Unknown = options.get_named_property("sandboxProcesses")?;
+            if !matches!(count.get_type()?, ValueType::Undefined) {
+                processes = match js::number(&count)? {
+                    Some(n) if n.fract() == 0.0 && (1.0..=16.0).contains(&n) => n as usize,
+                    _ => return Err(Error::from_reason(messages::SANDBOX_PROCESSES_INVALID)),
+                };
+            }
+            let path: Unknown = options.get_named_property("sandboxBinary")?;
+            if !matches!(path.get_type()?, ValueType::Undefined) {
+                binary = match js::string(&path)? {
+                    Some(path) if !path.is_empty() => Some(PathBuf::from(path)),
+                    _ => return Err(Error::from_reason(messages::SANDBOX_BINARY_INVALID)),
+                };
+            }
+        }
+        Ok(Self::Process { processes, binary })
+    }
+
+    fn engine(self, workers: usize) -> Result<Engine> {
+        match self {
+            Self::Thread => ThreadEngine::new(workers)
+                .map(Engine::Thread)
+                .map_err(|e| Error::from_reason(messages::workers_failed(&e.to_string()))),
+            Self::Process { processes, binary } => process_engine(processes, binary, workers),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn process_engine(processes: usize, binary: Option<PathBuf>, workers: usize) -> Result<Engine> {
+    use code_mode_sandbox::client::{Sandboxes, Settings};
+    use code_mode_sandbox::launch::Options;
+
+    let binary = binary
+        .or_else(crate::engine::sandbox_beside_addon)
+        .unwrap_or_else(|| PathBuf::from(crate::engine::SANDBOX_EXECUTABLE));
+    if !binary.is_file() {
+        let shown = binary.display().to_string();
+        return Err(Error::from_reason(messages::sandbox_binary_missing(&shown)));
+    }
+    Ok(Engine::Process(Sandboxes::new(Settings {
+        binary,
+        processes,
+        options: Options {
+            address_space_bytes: None,
+            workers: Some(workers),
+        },
+    })))
+}
+
+#[cfg(not(unix))]
+fn process_engine(_: usize, _: Option<PathBuf>, _: usize) -> Result<Engine> {
+    Err(Error::from_reason(messages::PROCESS_ISOLATION_UNSUPPORTED))
+}
+
 fn worker_count(value: Unknown) -> Result<usize> {
     if matches!(value.get_type()?, ValueType::Undefined | ValueType::Null) {
-        return Ok(Engine::default_workers());
+        return Ok(ThreadEngine::default_workers());
     }
     match js::number(&value)? {
         Some(n) if n.is_finite() && n >= 1.0 && n.fract() == 0.0 => {
@@ -219,6 +334,7 @@ impl CodeMode {
             active: plan.active,
             namespaces: plan.namespaces.clone(),
             run: executor.clone().map(|executor| RunInputs {
+                engine: self.runtime.engine.clone(),
                 config,
                 host: Arc::new(NodeHost { executor }),
                 visible_tools: plan.visible_tools.clone(),

@@ -27,11 +27,12 @@ use std::time::Instant;
 use code_mode_core::input::ExecInput;
 use code_mode_core::messages;
 use code_mode_core::result::{ErrorCode, RunResult, SourceCounts, Telemetry};
-use code_mode_core::runs::{Control, Done, Engine, ExecRequest, Stop, WaitRequest};
+use code_mode_core::runs::{Control, Done, ExecRequest, Stop, WaitRequest};
 use napi::bindgen_prelude::{FunctionRef, ObjectRef};
 use napi::{Env, JsValue};
 use parking_lot::Mutex;
 
+use crate::engine::Engine;
 use crate::host::{HostChannel, Message};
 use crate::prepared::{Built, Prepared};
 

@@ -7,6 +7,7 @@ mod config;
 mod context;
 mod diagnostics;
 mod early;
+mod engine;
 mod hooks;
 mod host;
 mod js;

@@ -15,7 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::sync::{Arc, OnceLock, Weak};
 
-use code_mode_core::catalog::Catalog;
+use code_mode_core::catalog::{read_tools, Catalog, Keep};
 use code_mode_core::config::CodeModeConfig;
 use code_mode_core::messages;
 use code_mode_core::model::{build_catalog, CatalogParts};
@@ -25,7 +25,7 @@ use code_mode_core::runs::Toolbox;
 use code_mode_core::runs::{AgentRun, RunOwner};
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
-use code_mode_core::catalog::{read_tools, Keep};
+use crate::engine::Engine;
 
 /// What the build makes.
 pub struct Built {
@@ -49,6 +49,8 @@ pub struct Recipe {
 }
 
 pub struct RunInputs {
+    /// Where its cells run (told of the agent run in process isolation).
+    pub engine: Arc<Engine>,
     pub config: Arc<CodeModeConfig>,
     pub host: Arc<dyn Host>,
     pub visible_tools: Vec<String>,
@@ -102,7 +104,7 @@ impl Prepared {
     /// empty.
     pub fn empty(recipe: Recipe) -> Arc<Self> {
         let prepared = Self::with(Stage::Done);
-        let _ = prepared.built.set(run_build(recipe, &[]));
+        let _ = prepared.built.set(run_build(recipe, Vec::new()));
         prepared
     }
 
@@ -168,7 +170,7 @@ impl Prepared {
         let Stage::Queued(work) = std::mem::replace(&mut state.stage, Stage::Building) else {
             return;
         };
-        let built = MutexGuard::unlocked(state, || run_build(work.recipe, &work.texts));
+        let built = MutexGuard::unlocked(state, || run_build(work.recipe, work.texts));
         self.end(state, built);
     }
 
@@ -240,13 +242,19 @@ impl Prepared {
 
 /// Reads the tools' JSON texts, builds the catalog and makes the agent run.
 /// A panic is caught and becomes the build's error; it never reaches Node.
-fn run_build(recipe: Recipe, texts: &[String]) -> Result<Arc<Built>, String> {
+fn run_build(recipe: Recipe, texts: Vec<String>) -> Result<Arc<Built>, String> {
     let built = catch_unwind(AssertUnwindSafe(|| {
         let mut problems = recipe.problems;
         let mut tools = Vec::new();
-        for text in texts {
+        for text in &texts {
             read_tools(text, Keep::Catalog, &mut tools, &mut problems)?;
         }
+        // What a sandbox builds its copy of the agent run from.
+        let copied = recipe
+            .run
+            .as_ref()
+            .filter(|run| run.engine.is_process())
+            .map(|_| serde_json::to_string(&recipe.namespaces).unwrap_or_default());
         let CatalogParts {
             catalog,
             mcp,
@@ -254,7 +262,7 @@ fn run_build(recipe: Recipe, texts: &[String]) -> Result<Arc<Built>, String> {
         } = build_catalog(&tools, recipe.active, recipe.namespaces);
         problems.extend(mcp.problems.iter().cloned());
         let agent_run = recipe.run.map(|run| {
-            AgentRun::new(
+            let agent_run = AgentRun::new(
                 run.config,
                 catalog.clone(),
                 mcp,
@@ -262,7 +270,12 @@ fn run_build(recipe: Recipe, texts: &[String]) -> Result<Arc<Built>, String> {
                 run.host,
                 run.visible_tools,
                 run.owner,
-            )
+            );
+            if let Some(namespaces) = copied {
+                run.engine
+                    .register(&agent_run, recipe.active, namespaces, Arc::new(texts));
+            }
+            agent_run
         });
         Ok(Arc::new(Built {
             agent_run,

@@ -3,11 +3,12 @@
 
 use std::sync::{Arc, Weak};
 
-use code_mode_core::runs::{Engine, Stop};
+use code_mode_core::runs::Stop;
 use napi::Env;
 use parking_lot::Mutex;
 
 use crate::checks::Checker;
+use crate::engine::Engine;
 use crate::early::Early;
 use crate::host::{HostChannel, Results};
 use crate::prepared::Builder;

@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use code_mode_core::namespaces::{ScopeProblem, ScopesDone};
 use code_mode_core::result::ErrorCode;
-use code_mode_core::runs::{Control, Done, Engine, ExecRequest, Stop};
+use code_mode_core::runs::{Control, Done, ExecRequest, Stop};
 use napi::bindgen_prelude::{FunctionRef, Unknown};
 use napi::{Env, Error, JsValue};
 
+use crate::engine::Engine;
 use crate::js::{self, call_function};
 
 /// Holds the exec until the run's namespace scopes are built (the first

@@ -8,7 +8,7 @@ use code_mode_core::input::{ExecInput, Field, RawExecInput};
 use code_mode_core::messages;
 use code_mode_core::model;
 use code_mode_core::result::{ErrorCode, RunResult, Telemetry};
-use code_mode_core::runs::{AgentRun, Control, Done, Engine, ExecRequest, Stop, WaitRequest};
+use code_mode_core::runs::{AgentRun, Control, Done, ExecRequest, Stop, WaitRequest};
 use napi::bindgen_prelude::{
     FnArgs, Function, FunctionRef, JsObjectValue, Object, ObjectRef, ToNapiValue, Unknown,
 };
@@ -16,6 +16,7 @@ use napi::{sys, Env, Error, JsValue, Result};
 use napi_derive::napi;
 
 use crate::early::{self, Call, Early, Onward};
+use crate::engine::Engine;
 use crate::host::ResultText;
 use crate::js::{self, call_function, field, parse_json};
 use crate::prepared::{Built, Prepared};
@@ -70,6 +71,16 @@ impl CodeModeRunSurface {
 impl Drop for CodeModeRunSurface {
     fn drop(&mut self) {
         let prepared = std::mem::replace(&mut self.parts.prepared, Prepared::retired());
+        if self.runtime.engine.is_process() {
+            // The sandboxes forget their copies of its agent run (once
+            // built: a build that ends later is forgotten then).
+            let engine = self.runtime.engine.clone();
+            prepared.when_built(Box::new(move |built| {
+                if let Some(agent_run) = built.as_ref().ok().and_then(|b| b.agent_run.as_ref()) {
+                    engine.forget(agent_run.id);
+                }
+            }));
+        }
         self.runtime.builder.retire(prepared);
     }
 }

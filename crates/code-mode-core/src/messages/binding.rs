@@ -2,6 +2,11 @@
 //! them: `createCodeMode`, `prepareRun`, `exec`, and the namespace registry.
 
 pub const WORKER_THREADS_INVALID: &str = "workerThreads must be a positive integer.";
+pub const ISOLATION_INVALID: &str = "isolation must be 'thread' or 'process'.";
+pub const SANDBOX_PROCESSES_INVALID: &str = "sandboxProcesses must be an integer from 1 to 16.";
+pub const SANDBOX_BINARY_INVALID: &str = "sandboxBinary must be a non-empty string.";
+pub const ISOLATION_ENV_INVALID: &str = "CODE_MODE_ISOLATION must be 'thread' or 'process' when set.";
+pub const PROCESS_ISOLATION_UNSUPPORTED: &str = "isolation 'process' is not available on this platform yet; use 'thread'.";
 pub const EXECUTE_TOOL_REQUIRED: &str = "RunContext.executeTool must be a function.";
 pub const EVENTS_NOT_ARRAY: &str = "events must be an array.";
 pub const NOT_ACTIVE: &str = "code mode is not active for this run.";
@@ -16,6 +21,12 @@ pub const REGISTRY_FAILED: &str = "code mode could not start its namespace regis
 pub const REGISTRY_NOT_KEPT: &str = "code mode could not keep its namespace registry";
 
 /// `createCodeMode` when its worker threads do not start.
+/// `createCodeMode` with process isolation, when the sandbox executable
+/// is not where it must be.
+pub fn sandbox_binary_missing(path: &str) -> String {
+    format!("code mode sandbox executable not found at {path}: reinstall the package for this platform (npm install), or run npm run build in a checkout.")
+}
+
 pub fn workers_failed(reason: &str) -> String {
     format!("code mode workers could not start: {reason}")
 }
