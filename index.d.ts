@@ -325,6 +325,18 @@ export interface CodeModeDiagnostics {
    * validated (the newest 64, one sentence each naming the tool).
    */
   schemaProblems: Array<string>
+  /** Sandbox processes running now (`isolation: 'process'`). */
+  sandboxProcesses: number
+  /** Sandbox processes started in this process, replacements included. */
+  sandboxStarts: number
+  /** Sandbox processes started to replace one that stopped. */
+  sandboxRestarts: number
+  /**
+   * Sandbox processes that stopped while in use: crashed, were killed,
+   * stopped answering, or wrote what the addon could not accept. Each
+   * failed only the runs it held (`runtime_unavailable`).
+   */
+  sandboxFailures: number
 }
 
 /**

@@ -93,10 +93,11 @@ enum Isolation {
     },
 }
 
-/// Sandbox processes when `sandboxProcesses` is not given: two, so that a
-/// session whose cell kills its sandbox does not take every other
-/// session's runs with it the first time (`docs/isolation.md`).
-const DEFAULT_SANDBOX_PROCESSES: usize = 2;
+/// Sandbox processes sessions share when `sandboxProcesses` is not given:
+/// one, so that `workerThreads` and the scheduling between sessions mean
+/// what they mean with threads; a session whose sandbox stopped gets one
+/// of its own (`docs/isolation.md`).
+const DEFAULT_SANDBOX_PROCESSES: usize = 1;
 
 impl Isolation {
     fn read(options: &Object) -> Result<Self> {

@@ -28,24 +28,63 @@ pub struct CodeModeDiagnostics {
     /// Tools whose input schema did not compile, so their inputs are not
     /// validated (the newest 64, one sentence each naming the tool).
     pub schema_problems: Vec<String>,
+    /// Sandbox processes running now (`isolation: 'process'`).
+    pub sandbox_processes: u32,
+    /// Sandbox processes started in this process, replacements included.
+    pub sandbox_starts: u32,
+    /// Sandbox processes started to replace one that stopped.
+    pub sandbox_restarts: u32,
+    /// Sandbox processes that stopped while in use: crashed, were killed,
+    /// stopped answering, or wrote what the addon could not accept. Each
+    /// failed only the runs it held (`runtime_unavailable`).
+    pub sandbox_failures: u32,
 }
 
 /// Process-wide diagnostics of the addon.
 #[napi]
 pub fn code_mode_diagnostics() -> CodeModeDiagnostics {
     let (total, running) = code_mode_core::runs::abandoned_workers();
-    CodeModeDiagnostics {
+    let mut diagnostics = CodeModeDiagnostics {
         typescript_initialized: code_mode_core::source::typescript_initialized(),
-        abandoned_workers: saturate(total),
-        abandoned_workers_running: saturate(running),
-        retired_vms: saturate(
-            usize::try_from(code_mode_core::runs::retired_vms()).unwrap_or(usize::MAX),
-        ),
-        answered_in_queue: saturate(code_mode_core::runs::answered_in_queue()),
-        schema_problems: code_mode_core::validation::schema_problems(),
+        abandoned_workers: saturate(total as u64),
+        abandoned_workers_running: saturate(running as u64),
+        retired_vms: saturate(code_mode_core::runs::retired_vms()),
+        answered_in_queue: saturate(code_mode_core::runs::answered_in_queue() as u64),
+        schema_problems: Vec::new(),
+        sandbox_processes: 0,
+        sandbox_starts: 0,
+        sandbox_restarts: 0,
+        sandbox_failures: 0,
+    };
+    // What happened inside sandbox processes counts the same; their
+    // schema problems are in this process's list already.
+    #[cfg(unix)]
+    {
+        use code_mode_sandbox::client::{counts, sandbox_stats};
+        use std::sync::atomic::Ordering::Relaxed;
+        let inside = sandbox_stats();
+        let d = &mut diagnostics;
+        d.typescript_initialized |= inside.typescript_initialized;
+        d.abandoned_workers = d
+            .abandoned_workers
+            .saturating_add(saturate(inside.abandoned_workers));
+        d.abandoned_workers_running = d
+            .abandoned_workers_running
+            .saturating_add(saturate(inside.abandoned_workers_running));
+        d.retired_vms = d.retired_vms.saturating_add(saturate(inside.retired_vms));
+        d.answered_in_queue = d
+            .answered_in_queue
+            .saturating_add(saturate(inside.answered_in_queue));
+        let counts = counts();
+        d.sandbox_processes = saturate(counts.running.load(Relaxed));
+        d.sandbox_starts = saturate(counts.started.load(Relaxed));
+        d.sandbox_restarts = saturate(counts.restarts.load(Relaxed));
+        d.sandbox_failures = saturate(counts.stopped.load(Relaxed));
     }
+    diagnostics.schema_problems = code_mode_core::validation::schema_problems();
+    diagnostics
 }
 
-fn saturate(count: usize) -> u32 {
+fn saturate(count: u64) -> u32 {
     u32::try_from(count).unwrap_or(u32::MAX)
 }

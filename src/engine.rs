@@ -120,7 +120,13 @@ impl Engine {
 
     /// Tells the sandboxes of an agent run, with what its copies are made
     /// from (process isolation; nothing in thread isolation).
-    pub fn register(&self, agent_run: &Arc<AgentRun>, active: bool, namespaces: String, tools: Arc<Vec<String>>) {
+    pub fn register(
+        &self,
+        agent_run: &Arc<AgentRun>,
+        active: bool,
+        namespaces: String,
+        tools: Arc<Vec<String>>,
+    ) {
         match self {
             Self::Thread(_) => {}
             #[cfg(unix)]

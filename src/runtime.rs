@@ -8,8 +8,8 @@ use napi::Env;
 use parking_lot::Mutex;
 
 use crate::checks::Checker;
-use crate::engine::Engine;
 use crate::early::Early;
+use crate::engine::Engine;
 use crate::host::{HostChannel, Results};
 use crate::prepared::Builder;
 

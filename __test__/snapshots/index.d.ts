@@ -325,6 +325,18 @@ export interface CodeModeDiagnostics {
    * validated (the newest 64, one sentence each naming the tool).
    */
   schemaProblems: Array<string>
+  /** Sandbox processes running now (`isolation: 'process'`). */
+  sandboxProcesses: number
+  /** Sandbox processes started in this process, replacements included. */
+  sandboxStarts: number
+  /** Sandbox processes started to replace one that stopped. */
+  sandboxRestarts: number
+  /**
+   * Sandbox processes that stopped while in use: crashed, were killed,
+   * stopped answering, or wrote what the addon could not accept. Each
+   * failed only the runs it held (`runtime_unavailable`).
+   */
+  sandboxFailures: number
 }
 
 /**
@@ -336,9 +348,10 @@ export declare function codeModeHookMetadata(input: unknown): { toolKind: 'code_
 
 /**
  * Creates a code-mode runtime. `config` is the raw global `tools.codeMode` value;
- * `workerThreads` defaults to the number of cores (1..16).
+ * `workerThreads` defaults to the number of cores (1..16); `isolation`
+ * says where cells run (`docs/isolation.md`).
  */
-export declare function createCodeMode(options?: { config?: unknown; workerThreads?: number }): CodeMode
+export declare function createCodeMode(options?: { config?: unknown; workerThreads?: number; isolation?: 'thread' | 'process'; sandboxProcesses?: number; sandboxBinary?: string }): CodeMode
 
 /**
  * Marks a scope member as callable: the guest's call runs `toolName` (one of

@@ -20,6 +20,7 @@
 //! for a writing thread.
 
 mod conn;
+mod stats;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
@@ -37,6 +38,7 @@ use crate::launch::Options;
 use crate::wire::{Counters, Define, Exec, ToSandbox, Wait};
 
 pub use self::conn::RemoteInbox;
+pub use self::stats::sandbox_stats;
 
 /// Starts of one slot's sandbox within a minute, the first included,
 /// before the slot refuses new runs until the oldest start is a minute
@@ -281,6 +283,7 @@ impl Sandboxes {
         let restart_safe = request.input.restart_safe;
         conn.begin(
             leg,
+            &frame,
             agent_run.clone(),
             agent_run.id,
             control,
@@ -288,7 +291,6 @@ impl Sandboxes {
             restart_safe,
             None,
         );
-        conn.send(&frame);
     }
 
     /// Resumes a parked run, in the sandbox that holds it.
@@ -296,10 +298,12 @@ impl Sandboxes {
         let timeout = Duration::from_millis(request.agent_run.config.timeout_ms);
         control.arm(request.started + timeout);
         let agent_run = request.agent_run.clone();
-        if let Some(result) = self.refusal(&control) {
+        if self.is_closed() {
+            let result = RunResult::failed(ErrorCode::RuntimeUnavailable, messages::CLOSED);
             return report(&agent_run, None, done, result);
         }
-        // The run's own sandbox; a run not known here goes to the asking
+        // A wait stopped already still goes to the run's sandbox, which
+        // drops the run and answers the stop. The run's own sandbox; a run not known here goes to the asking
         // session's, which answers that it is not there.
         let parked = {
             let state = self.shared.state.lock();
@@ -345,8 +349,16 @@ impl Sandboxes {
             parent: request.parent_tool_call_id,
         });
         self.shared.track(&control);
-        conn.begin(leg, owner, origin, control, done, restart_safe, resumes);
-        conn.send(&frame);
+        conn.begin(
+            leg,
+            &frame,
+            owner,
+            origin,
+            control,
+            done,
+            restart_safe,
+            resumes,
+        );
     }
 
     /// Holds an exec back until [`Sandboxes::open`] or

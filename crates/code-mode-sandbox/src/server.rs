@@ -25,7 +25,7 @@ use code_mode_core::runs::host::{CallKey, Dispatch, Host, Reply};
 use code_mode_core::runs::{AgentRun, Control, Done, Engine, ExecRequest, WaitRequest};
 use parking_lot::Mutex;
 
-use crate::wire::{self, Define, Exec, FromSandbox, ToSandbox, Wait};
+use crate::wire::{self, Define, Exec, FromSandbox, Stats, ToSandbox, Wait};
 
 /// Tools' text up to which a definition is built on the reading thread;
 /// a larger one is built on a thread of its own, so that settlements of
@@ -48,6 +48,32 @@ impl Outbox {
     /// in it (parked runs) never arrive older than one sent before.
     fn send_made(&self, make: impl FnOnce() -> FromSandbox) {
         let stream = self.stream.lock();
+        let _ = (&**stream).write_all(&make().encode());
+    }
+
+    /// Sends a leg's result, after the process's diagnostics when they
+    /// changed (both made under the lock, in the order they changed).
+    fn send_result(&self, last: &Mutex<Stats>, make: impl FnOnce() -> FromSandbox) {
+        let stream = self.stream.lock();
+        let (total, running) = code_mode_core::runs::abandoned_workers();
+        let mut now = Stats {
+            abandoned_workers: total as u64,
+            abandoned_workers_running: running as u64,
+            retired_vms: code_mode_core::runs::retired_vms(),
+            answered_in_queue: code_mode_core::runs::answered_in_queue() as u64,
+            typescript_initialized: code_mode_core::source::typescript_initialized(),
+            problems_recorded: code_mode_core::validation::schema_problems_recorded(),
+            problems: Vec::new(),
+        };
+        let mut last = last.lock();
+        if now != *last {
+            let told = now.clone();
+            if now.problems_recorded != last.problems_recorded {
+                now.problems = code_mode_core::validation::schema_problems();
+            }
+            let _ = (&**stream).write_all(&FromSandbox::Stats(now).encode());
+            *last = told;
+        }
         let _ = (&**stream).write_all(&make().encode());
     }
 }
@@ -126,6 +152,8 @@ pub struct Server {
     twins: Twins,
     legs: Arc<Mutex<HashMap<u64, Arc<Control>>>>,
     calls: Calls,
+    /// The diagnostics last sent.
+    told: Arc<Mutex<Stats>>,
 }
 
 impl Server {
@@ -153,6 +181,7 @@ impl Server {
             twins: Default::default(),
             legs: Default::default(),
             calls: Default::default(),
+            told: Default::default(),
         })
     }
 
@@ -274,9 +303,10 @@ impl Server {
     /// What answers leg `leg`: a `Result` frame, with the parked count.
     fn done(&self, leg: u64) -> Done {
         let (out, legs, engine) = (self.out.clone(), self.legs.clone(), self.engine.clone());
+        let told = self.told.clone();
         Box::new(move |result| {
             legs.lock().remove(&leg);
-            out.send_made(|| FromSandbox::Result {
+            out.send_result(&told, || FromSandbox::Result {
                 leg,
                 parked: engine.suspended_runs() as u64,
                 result,

@@ -130,6 +130,22 @@ pub enum FromSandbox {
     Released { twin: u64 },
     /// How many runs the sandbox holds parked, after one expired.
     Parked { count: u64 },
+    /// The sandbox's own diagnostics, when they changed (sent before the
+    /// result that changed them).
+    Stats(Stats),
+}
+
+/// What `codeModeDiagnostics()` counts inside one sandbox process.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub abandoned_workers: u64,
+    pub abandoned_workers_running: u64,
+    pub retired_vms: u64,
+    pub answered_in_queue: u64,
+    pub typescript_initialized: bool,
+    /// Schema problems recorded so far (a count), and the newest of them.
+    pub problems_recorded: u64,
+    pub problems: Vec<String>,
 }
 
 /// A frame that could not be read.
@@ -332,6 +348,7 @@ const DISPATCH: u8 = 102;
 const ABORT: u8 = 103;
 const RELEASED: u8 = 104;
 const PARKED: u8 = 105;
+const STATS: u8 = 106;
 
 impl ToSandbox {
     /// The frame, its length in front.
@@ -603,6 +620,17 @@ impl FromSandbox {
                 w.u64(*count);
                 w.finish()
             }
+            Self::Stats(stats) => {
+                let mut w = Writer::new(STATS);
+                w.u64(stats.abandoned_workers);
+                w.u64(stats.abandoned_workers_running);
+                w.u64(stats.retired_vms);
+                w.u64(stats.answered_in_queue);
+                w.u8(u8::from(stats.typescript_initialized));
+                w.u64(stats.problems_recorded);
+                w.strs(&stats.problems);
+                w.finish()
+            }
         }
     }
 
@@ -637,6 +665,15 @@ impl FromSandbox {
             PARKED => Self::Parked {
                 count: r.u64("parked")?,
             },
+            STATS => Self::Stats(Stats {
+                abandoned_workers: r.u64("stats")?,
+                abandoned_workers_running: r.u64("stats")?,
+                retired_vms: r.u64("stats")?,
+                answered_in_queue: r.u64("stats")?,
+                typescript_initialized: r.bool("stats")?,
+                problems_recorded: r.u64("stats")?,
+                problems: r.strs("stats")?,
+            }),
             _ => return Err(bad("tag")),
         };
         r.end()?;
@@ -935,6 +972,15 @@ mod tests {
             FromSandbox::Abort(vec![1, 2]),
             FromSandbox::Released { twin: 3 },
             FromSandbox::Parked { count: 4 },
+            FromSandbox::Stats(Stats {
+                abandoned_workers: 1,
+                abandoned_workers_running: 2,
+                retired_vms: 3,
+                answered_in_queue: 4,
+                typescript_initialized: true,
+                problems_recorded: 5,
+                problems: vec!["p".into()],
+            }),
         ];
         for frame in frames {
             let encoded = frame.encode();

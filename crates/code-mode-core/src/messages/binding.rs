@@ -5,8 +5,10 @@ pub const WORKER_THREADS_INVALID: &str = "workerThreads must be a positive integ
 pub const ISOLATION_INVALID: &str = "isolation must be 'thread' or 'process'.";
 pub const SANDBOX_PROCESSES_INVALID: &str = "sandboxProcesses must be an integer from 1 to 16.";
 pub const SANDBOX_BINARY_INVALID: &str = "sandboxBinary must be a non-empty string.";
-pub const ISOLATION_ENV_INVALID: &str = "CODE_MODE_ISOLATION must be 'thread' or 'process' when set.";
-pub const PROCESS_ISOLATION_UNSUPPORTED: &str = "isolation 'process' is not available on this platform yet; use 'thread'.";
+pub const ISOLATION_ENV_INVALID: &str =
+    "CODE_MODE_ISOLATION must be 'thread' or 'process' when set.";
+pub const PROCESS_ISOLATION_UNSUPPORTED: &str =
+    "isolation 'process' is not available on this platform yet; use 'thread'.";
 pub const EXECUTE_TOOL_REQUIRED: &str = "RunContext.executeTool must be a function.";
 pub const EVENTS_NOT_ARRAY: &str = "events must be an array.";
 pub const NOT_ACTIVE: &str = "code mode is not active for this run.";

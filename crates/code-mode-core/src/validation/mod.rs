@@ -343,15 +343,34 @@ fn nullable_as_null(schema: &Value, depth: usize) -> Value {
 /// Schemas that did not compile, newest last, for `codeModeDiagnostics()`.
 static PROBLEMS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
+/// Problems recorded in this process so far (a count that only grows: a
+/// sandbox tells the addon of its new ones when it changes).
+static RECORDED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 fn record_problem(problem: String) {
     let mut problems = PROBLEMS.lock();
     if problems.contains(&problem) {
         return;
     }
+    RECORDED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     if problems.len() >= MAX_SCHEMA_PROBLEMS {
         problems.remove(0);
     }
     problems.push(problem);
+}
+
+/// Records a problem found elsewhere (a sandbox process's, where the
+/// schema was compiled), cut to [`MAX_PROBLEM_BYTES`] per sentence.
+pub fn record_schema_problem(problem: String) {
+    record_problem(crate::messages::cut(
+        problem,
+        crate::limits::MAX_PROBLEM_BYTES * 4,
+    ));
+}
+
+/// How many problems this process has recorded so far.
+pub fn schema_problems_recorded() -> u64 {
+    RECORDED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The tools whose input schema did not compile in this process (the last

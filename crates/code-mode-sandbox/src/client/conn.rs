@@ -17,14 +17,14 @@ use std::time::{Duration, Instant};
 use code_mode_core::limits::MAX_BRIDGE_BYTES;
 use code_mode_core::messages;
 use code_mode_core::records::{CallKind, NestedCall};
-use code_mode_core::result::{ErrorCode, RunResult};
+use code_mode_core::result::{ErrorCode, RunResult, Status};
 use code_mode_core::runs::host::{CallKey, Dispatch, Inbox, Reply, Settlement};
 use code_mode_core::runs::{AgentRun, Control, Done};
 use parking_lot::{Condvar, Mutex};
 
 use super::{counts, merge, report, Settings, Shared};
 use crate::launch;
-use crate::wire::{self, FromSandbox, ToSandbox};
+use crate::wire::{self, FromSandbox, Stats, ToSandbox};
 
 /// What a leg in a sandbox waits with.
 pub(crate) struct Leg {
@@ -36,6 +36,9 @@ pub(crate) struct Leg {
     restart_safe: bool,
     /// The parked run a wait resumes.
     resumes: Option<String>,
+    /// Held while the leg is in the sandbox: an abort listener reaches the
+    /// leg through it.
+    _control: Arc<Control>,
 }
 
 /// Frames waiting for the socket.
@@ -71,6 +74,8 @@ pub(crate) struct Conn {
     reader: Mutex<Option<JoinHandle<()>>>,
     ended: Mutex<bool>,
     ended_signal: Condvar,
+    /// The sandbox's diagnostics, as it last told them.
+    pub(crate) stats: Mutex<Stats>,
 }
 
 /// Where the settlements of one batch of a sandbox's calls go: back to
@@ -133,7 +138,9 @@ impl Conn {
             reader: Mutex::new(None),
             ended: Mutex::new(false),
             ended_signal: Condvar::new(),
+            stats: Mutex::new(Stats::default()),
         });
+        super::stats::live(&conn);
         let (binary, options) = (settings.binary.clone(), settings.options.clone());
         let weak = Arc::downgrade(&conn);
         let handle = std::thread::Builder::new()
@@ -174,12 +181,14 @@ impl Conn {
         self.parked.load(Ordering::Relaxed) as usize
     }
 
-    /// Starts a leg: it is answered by its `Result` frame, or when the
-    /// sandbox ends. A stop of `control` is sent on.
+    /// Starts a leg with `frame` (its exec or wait): it is answered by its
+    /// `Result` frame, or when the sandbox ends. A stop of `control`, now
+    /// or later, follows the frame.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn begin(
         self: &Arc<Self>,
         id: u64,
+        frame: &ToSandbox,
         owner: Arc<AgentRun>,
         origin: u64,
         control: Arc<Control>,
@@ -189,36 +198,37 @@ impl Conn {
     ) {
         {
             let mut legs = self.legs.lock();
-            if !self.is_dead() {
-                legs.insert(
-                    id,
-                    Leg {
-                        done,
-                        owner,
-                        origin,
-                        restart_safe,
-                        resumes,
-                    },
-                );
+            if self.is_dead() {
                 drop(legs);
-                let conn = Arc::downgrade(self);
-                let notify = Arc::downgrade(&control);
-                control.on_stop(move || {
-                    let reason = notify.upgrade().and_then(|control| control.stopped());
-                    if let (Some(conn), Some(reason)) = (conn.upgrade(), reason) {
-                        conn.send(&ToSandbox::Stop { leg: id, reason });
-                    }
-                });
-                if let Some(reason) = control.stopped() {
-                    self.send(&ToSandbox::Stop { leg: id, reason });
-                }
-                return;
+                let mut result =
+                    RunResult::failed(ErrorCode::RuntimeUnavailable, messages::SANDBOX_STOPPED);
+                result.replay_safe = restart_safe;
+                return report(&owner, Some(restart_safe), done, result);
             }
+            legs.insert(
+                id,
+                Leg {
+                    done,
+                    owner,
+                    origin,
+                    restart_safe,
+                    resumes,
+                    _control: control.clone(),
+                },
+            );
         }
-        let mut result =
-            RunResult::failed(ErrorCode::RuntimeUnavailable, messages::SANDBOX_STOPPED);
-        result.replay_safe = restart_safe;
-        report(&owner, Some(restart_safe), done, result);
+        self.send(frame);
+        let conn = Arc::downgrade(self);
+        let notify = Arc::downgrade(&control);
+        control.on_stop(move || {
+            let reason = notify.upgrade().and_then(|control| control.stopped());
+            if let (Some(conn), Some(reason)) = (conn.upgrade(), reason) {
+                conn.send(&ToSandbox::Stop { leg: id, reason });
+            }
+        });
+        if let Some(reason) = control.stopped() {
+            self.send(&ToSandbox::Stop { leg: id, reason });
+        }
     }
 
     pub(crate) fn send(self: &Arc<Self>, frame: &ToSandbox) {
@@ -350,7 +360,18 @@ impl Conn {
                 self.parked.store(parked, Ordering::Relaxed);
                 let leg = self.legs.lock().remove(&leg).ok_or("a result for no leg")?;
                 if let Some(run_id) = &leg.resumes {
-                    shared.taken(run_id);
+                    // A wait refused (a foreign owner, a run being resumed)
+                    // leaves the run where it is.
+                    let refused = matches!(
+                        result.status,
+                        Status::Failed {
+                            code: ErrorCode::InvalidInput,
+                            ..
+                        }
+                    );
+                    if !refused {
+                        shared.taken(run_id);
+                    }
                 }
                 shared.landed(self.id, leg.origin, &result);
                 result.telemetry = merge(&leg.owner, &result.telemetry);
@@ -381,6 +402,12 @@ impl Conn {
             }
             FromSandbox::Released { twin } => shared.released(self.id, twin),
             FromSandbox::Parked { count } => self.parked.store(count, Ordering::Relaxed),
+            FromSandbox::Stats(mut stats) => {
+                for problem in std::mem::take(&mut stats.problems).into_iter().take(64) {
+                    code_mode_core::validation::record_schema_problem(problem);
+                }
+                *self.stats.lock() = stats;
+            }
         }
         Ok(())
     }
@@ -458,6 +485,7 @@ impl Conn {
         if !closed {
             counts().stopped.fetch_add(1, Ordering::Relaxed);
         }
+        super::stats::ended(self);
         let legs: Vec<Leg> = self.legs.lock().drain().map(|(_, leg)| leg).collect();
         let calls = std::mem::take(&mut *self.calls.lock());
         if let Some(shared) = &shared {
@@ -487,6 +515,18 @@ impl Conn {
         }
         *self.ended.lock() = true;
         self.ended_signal.notify_all();
+    }
+}
+
+/// A connection dropped with its process still running (its engine went
+/// first): the process is killed and reaped here.
+impl Drop for Conn {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.get_mut().take() {
+            let _ = child.kill();
+            let _ = child.wait();
+            counts().running.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 }
 
