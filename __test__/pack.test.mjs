@@ -38,8 +38,10 @@ describe('the npm package', { skip: !platform && 'the binary package of this pla
       copyFileSync(path.join(root, 'npm', platform, name), path.join(staged, name))
     }
     copyFileSync(path.join(root, `code-mode.${platform}.node`), path.join(staged, `code-mode.${platform}.node`))
+    // The sandbox process beside it (isolation: 'process').
+    copyFileSync(path.join(root, 'code-mode-sandbox'), path.join(staged, 'code-mode-sandbox'))
     const binary = pack(staged)
-    assert.deepEqual(binary.files, ['LICENSE', 'README.md', `code-mode.${platform}.node`, 'package.json'])
+    assert.deepEqual(binary.files, ['LICENSE', 'README.md', 'code-mode-sandbox', `code-mode.${platform}.node`, 'package.json'])
 
     // The main package: the loader, the typings, and nothing built.
     const main = pack(root)
@@ -68,20 +70,24 @@ describe('the npm package', { skip: !platform && 'the binary package of this pla
       path.join(app, 'cell.mjs'),
       `
       import { createCodeMode } from '@openclaw/code-mode'
-      const codeMode = createCodeMode({ config: { enabled: true } })
-      const run = codeMode.prepareRun({
-        runId: 'packed',
-        tools: [{ name: 'add', description: 'Adds a and b', source: 'openclaw', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } }],
-        executeTool: (call) => ({ sum: call.input.a + call.input.b }),
-      })
-      const result = await run.exec({ language: 'typescript', code: 'const r: { sum: number } = await tools.add({ a: 2, b: 40 }); return r.sum' })
-      await codeMode.close()
-      console.log(JSON.stringify([result.status, result.value]))
+      const results = []
+      for (const isolation of ['thread', 'process']) {
+        const codeMode = createCodeMode({ config: { enabled: true }, isolation })
+        const run = codeMode.prepareRun({
+          runId: 'packed',
+          tools: [{ name: 'add', description: 'Adds a and b', source: 'openclaw', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } }],
+          executeTool: (call) => ({ sum: call.input.a + call.input.b }),
+        })
+        const result = await run.exec({ language: 'typescript', code: 'const r: { sum: number } = await tools.add({ a: 2, b: 40 }); return r.sum' })
+        await codeMode.close()
+        results.push([result.status, result.value])
+      }
+      console.log(JSON.stringify(results))
       `,
     )
     const ran = spawnSync(process.execPath, ['cell.mjs'], { cwd: app, encoding: 'utf8', env: { ...process.env, PATH: pathWithoutRust() } })
     assert.equal(ran.status, 0, ran.stderr)
-    assert.deepEqual(JSON.parse(ran.stdout), ['completed', 42])
+    assert.deepEqual(JSON.parse(ran.stdout), [['completed', 42], ['completed', 42]])
     // The package's command, through npm's bin link, against its demo server.
     const cli = spawnSync(path.join(app, 'node_modules', '.bin', 'code-mode'), ['run', '-', '--quiet'], {
       cwd: app,

@@ -165,7 +165,7 @@ impl Isolation {
 
 #[cfg(unix)]
 fn process_engine(processes: usize, binary: Option<PathBuf>, workers: usize) -> Result<Engine> {
-    use code_mode_sandbox::client::{Sandboxes, Settings};
+    use code_mode_sandbox::client::{address_space_for, Sandboxes, Settings};
     use code_mode_sandbox::launch::Options;
 
     let binary = binary
@@ -179,7 +179,7 @@ fn process_engine(processes: usize, binary: Option<PathBuf>, workers: usize) -> 
         binary,
         processes,
         options: Options {
-            address_space_bytes: None,
+            address_space_bytes: Some(address_space_for(workers)),
             workers: Some(workers),
         },
     })))

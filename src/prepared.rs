@@ -382,6 +382,9 @@ mod tests {
             active: true,
             namespaces: Vec::new(),
             run: Some(RunInputs {
+                engine: Arc::new(Engine::Thread(
+                    code_mode_core::runs::Engine::new(1).unwrap(),
+                )),
                 config: Arc::new(CodeModeConfig::default()),
                 host: Arc::new(Witness(dropped_on.clone())),
                 visible_tools: Vec::new(),

@@ -46,6 +46,44 @@ pub use self::stats::sandbox_stats;
 /// process starts (about 4 ms of CPU each) a minute.
 pub const MAX_STARTS_PER_MINUTE: usize = 10;
 
+/// How long a session keeps a sandbox of its own once a sandbox stopped
+/// while one of its cells ran there: a cell that kills its sandbox in a
+/// loop then kills only its own, and fails no other session's runs.
+pub const OWN_SANDBOX_FOR: Duration = Duration::from_secs(600);
+
+/// Sessions with a sandbox of their own at once; past it, the one whose
+/// time ends first and whose sandbox holds nothing gives its place up
+/// (when none is idle, the new suspect stays in the shared sandboxes).
+pub const MAX_OWN_SANDBOXES: usize = 8;
+
+/// How long past a leg's budget a sandbox may take to answer it before it
+/// is taken for stuck and killed. A healthy one answers within its
+/// watchdog's grace (`WATCHDOG_GRACE`, 0.5 s, plus a look every 0.1 s);
+/// this leaves room for a loaded machine.
+pub const UNANSWERED_GRACE: Duration = Duration::from_secs(5);
+
+/// `RLIMIT_AS` of a sandbox whose engine has `workers` worker threads: the
+/// operating system's backstop under the counting allocator. It leaves
+/// room for everything the configuration's ranges allow at once: every
+/// thread the engine may run (its workers, as many again for idle
+/// sessions, the abandoned ones it replaces, its own few) with its stack
+/// and its C library arena, a heap at the largest `memoryLimitBytes` for
+/// each computing run, the most parked runs at the largest
+/// `maxSnapshotBytes`, and 2 GiB for the executable and the rest. With two
+/// workers that is about 30 GiB of address space: it bounds what a bug
+/// past the allocator could take, not what runs may use; past it, the
+/// sandbox's allocations fail, it aborts, and only its runs fail.
+pub fn address_space_for(workers: usize) -> u64 {
+    use code_mode_core::limits::{MAX_PARKED_RUNS, MAX_REPLACED_ABANDONED, WORKER_STACK_BYTES};
+    const MIB: u64 = 1024 * 1024;
+    let workers = workers as u64;
+    let threads = 2 * workers + MAX_REPLACED_ABANDONED as u64 + 8;
+    let stacks = threads * (WORKER_STACK_BYTES as u64 + 8 * MIB + 128 * MIB);
+    let heaps = 2 * workers * 1024 * MIB;
+    let parked = MAX_PARKED_RUNS as u64 * 256 * MIB;
+    stacks + heaps + parked + 2048 * MIB
+}
+
 /// How sandboxes are started.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -99,11 +137,21 @@ pub struct Gate {
 struct Slot {
     conn: Option<Arc<Conn>>,
     starts: VecDeque<Instant>,
+    /// A sandbox was started for it before.
+    used: bool,
+}
+
+/// A session's own sandbox, since a sandbox stopped while one of its cells
+/// was running there.
+struct Own {
+    slot: Slot,
+    until: Instant,
 }
 
 #[derive(Default)]
 struct State {
     slots: Vec<Slot>,
+    own: HashMap<String, Own>,
     twins: HashMap<u64, Twin>,
     parked: HashMap<String, Parked>,
     live: Vec<Weak<Control>>,
@@ -142,6 +190,10 @@ pub(crate) struct Shared {
     closed: AtomicBool,
     next_leg: AtomicU64,
     next_conn: AtomicU64,
+    /// Rung when a leg starts or the engine closes: the monitor looks
+    /// again.
+    monitor: parking_lot::Condvar,
+    monitoring: Mutex<bool>,
 }
 
 /// The engine of `isolation: 'process'`.
@@ -171,6 +223,8 @@ impl Sandboxes {
                 closed: AtomicBool::new(false),
                 next_leg: AtomicU64::new(1),
                 next_conn: AtomicU64::new(1),
+                monitor: parking_lot::Condvar::new(),
+                monitoring: Mutex::new(false),
             }),
         }
     }
@@ -225,7 +279,7 @@ impl Sandboxes {
             state.twins.remove(&agent_run);
             return;
         }
-        for conn in state.slots.iter().filter_map(|slot| slot.conn.as_ref()) {
+        for conn in state.conns() {
             if copies.contains(&conn.id) {
                 conn.send(&ToSandbox::Forget { twin: agent_run });
             }
@@ -418,17 +472,13 @@ impl Sandboxes {
     /// Parked runs held by the sandboxes, as they last said.
     pub fn suspended_runs(&self) -> usize {
         let state = self.shared.state.lock();
-        state
-            .slots
-            .iter()
-            .filter_map(|slot| slot.conn.as_ref())
-            .map(|conn| conn.parked())
-            .sum()
+        state.conns().map(|conn| conn.parked()).sum()
     }
 
     /// Refuses new work and stops every leg in progress.
     pub fn begin_close(&self) {
         self.shared.closed.store(true, Ordering::Release);
+        self.shared.monitor.notify_all();
         let (live, gates) = {
             let mut state = self.shared.state.lock();
             (
@@ -455,8 +505,7 @@ impl Sandboxes {
         let conns: Vec<Arc<Conn>> = {
             let mut state = self.shared.state.lock();
             state
-                .slots
-                .iter_mut()
+                .all_mut()
                 .filter_map(|slot| slot.conn.take())
                 .collect()
         };
@@ -486,8 +535,7 @@ impl Drop for Sandboxes {
         let conns: Vec<Arc<Conn>> = {
             let mut state = self.shared.state.lock();
             state
-                .slots
-                .iter_mut()
+                .all_mut()
                 .filter_map(|slot| slot.conn.take())
                 .collect()
         };
@@ -531,6 +579,72 @@ fn merge(local: &AgentRun, remote: &Telemetry) -> Telemetry {
     telemetry
 }
 
+impl State {
+    fn all(&self) -> impl Iterator<Item = &Slot> + '_ {
+        self.slots
+            .iter()
+            .chain(self.own.values().map(|own| &own.slot))
+    }
+
+    fn all_mut(&mut self) -> impl Iterator<Item = &mut Slot> + '_ {
+        self.slots
+            .iter_mut()
+            .chain(self.own.values_mut().map(|own| &mut own.slot))
+    }
+
+    fn conns(&self) -> impl Iterator<Item = &Arc<Conn>> + '_ {
+        self.all().filter_map(|slot| slot.conn.as_ref())
+    }
+
+    /// Gives back the own sandboxes whose time is over and which hold
+    /// nothing (no leg, no parked run).
+    /// `session` had a cell running in a sandbox that stopped: it gets a
+    /// sandbox of its own for [`OWN_SANDBOX_FOR`], room permitting.
+    fn suspect(&mut self, session: String, now: Instant) {
+        let until = now + OWN_SANDBOX_FOR;
+        if let Some(own) = self.own.get_mut(&session) {
+            own.until = until;
+            return;
+        }
+        if self.own.len() >= MAX_OWN_SANDBOXES {
+            let idle = self
+                .own
+                .iter()
+                .filter(|(_, own)| own.slot.conn.as_ref().is_none_or(|conn| conn.idle()))
+                .min_by_key(|(_, own)| own.until)
+                .map(|(session, _)| session.clone());
+            let Some(idle) = idle else {
+                return;
+            };
+            if let Some(own) = self.own.remove(&idle) {
+                if let Some(conn) = own.slot.conn {
+                    conn.shut();
+                }
+            }
+        }
+        self.own.insert(
+            session,
+            Own {
+                slot: Slot::default(),
+                until,
+            },
+        );
+    }
+
+    fn sweep_own(&mut self, now: Instant) {
+        self.own.retain(|_, own| {
+            let idle = own.slot.conn.as_ref().is_none_or(|conn| conn.idle());
+            if own.until > now || !idle {
+                return true;
+            }
+            if let Some(conn) = &own.slot.conn {
+                conn.shut();
+            }
+            false
+        });
+    }
+}
+
 impl Shared {
     /// The connection of the slot `agent_run`'s session maps to, started
     /// if it has none, with the agent run's copy defined there.
@@ -538,12 +652,18 @@ impl Shared {
         let conn =
             {
                 let mut state = self.state.lock();
-                let index = slot_of(agent_run.owner.session(), state.slots.len());
-                let slot = &mut state.slots[index];
+                let now = Instant::now();
+                state.sweep_own(now);
+                let session = agent_run.owner.session();
+                let index = slot_of(session, state.slots.len());
+                let State { slots, own, .. } = &mut *state;
+                let slot = match own.get_mut(session) {
+                    Some(own) => &mut own.slot,
+                    None => &mut slots[index],
+                };
                 match &slot.conn {
                     Some(conn) if !conn.is_dead() => conn.clone(),
                     _ => {
-                        let now = Instant::now();
                         while slot.starts.front().is_some_and(|start| {
                             now.duration_since(*start) >= Duration::from_secs(60)
                         }) {
@@ -552,7 +672,8 @@ impl Shared {
                         if slot.starts.len() >= MAX_STARTS_PER_MINUTE {
                             return Err(messages::SANDBOX_RESTARTS_EXHAUSTED.to_owned());
                         }
-                        let replaced = slot.conn.is_some() || !slot.starts.is_empty();
+                        let replaced = slot.used;
+                        slot.used = true;
                         slot.starts.push_back(now);
                         let id = self.next_conn.fetch_add(1, Ordering::Relaxed);
                         let conn = Conn::start(id, Arc::downgrade(self), &self.settings)
@@ -570,14 +691,19 @@ impl Shared {
         Ok(conn)
     }
 
+    /// Every live connection.
+    fn conns(&self) -> Vec<Arc<Conn>> {
+        let state = self.state.lock();
+        state.conns().cloned().collect()
+    }
+
     fn conn_by_id(&self, id: u64) -> Option<Arc<Conn>> {
         let state = self.state.lock();
-        state
-            .slots
-            .iter()
-            .filter_map(|slot| slot.conn.as_ref())
+        let found = state
+            .conns()
             .find(|conn| conn.id == id && !conn.is_dead())
-            .cloned()
+            .cloned();
+        found
     }
 
     /// Defines `agent_run`'s copy in `conn`'s sandbox unless it is there.
@@ -592,15 +718,29 @@ impl Shared {
         }
     }
 
-    fn track(&self, control: &Arc<Control>) {
+    fn track(self: &Arc<Self>, control: &Arc<Control>) {
         {
             let mut state = self.state.lock();
             state.live.retain(|weak| weak.strong_count() > 0);
             state.live.push(Arc::downgrade(control));
         }
+        self.watch();
         if self.closed.load(Ordering::Acquire) {
             control.stop(Stop::Closed);
         }
+    }
+
+    /// Starts the monitor on the first leg, and wakes it on every other.
+    fn watch(self: &Arc<Self>) {
+        let mut started = self.monitoring.lock();
+        if !*started {
+            let shared = Arc::downgrade(self);
+            *started = std::thread::Builder::new()
+                .name("code-mode-sandbox-watch".into())
+                .spawn(move || monitor(shared))
+                .is_ok();
+        }
+        self.monitor.notify_one();
     }
 
     /// A leg's result arrived: the counters of its agent run are noted (a
@@ -664,11 +804,17 @@ impl Shared {
     }
 
     /// A sandbox ended: its copies and parked runs go with it.
-    fn ended(&self, conn: u64) {
+    fn ended(&self, conn: u64, suspects: Vec<String>) {
         let mut state = self.state.lock();
-        for slot in &mut state.slots {
+        for slot in state.all_mut() {
             if slot.conn.as_ref().is_some_and(|c| c.id == conn) {
                 slot.conn = None;
+            }
+        }
+        if !self.closed.load(Ordering::Acquire) {
+            let now = Instant::now();
+            for session in suspects {
+                state.suspect(session, now);
             }
         }
         state.parked.retain(|_, parked| parked.conn != conn);
@@ -684,6 +830,36 @@ impl Shared {
         for id in gone {
             state.twins.remove(&id);
         }
+    }
+}
+
+/// Kills a sandbox that holds a leg past its budget by
+/// [`UNANSWERED_GRACE`]: it stopped answering (its reading thread then
+/// answers its legs). Sleeps until the next such moment; ends with the
+/// engine.
+fn monitor(shared: Weak<Shared>) {
+    loop {
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        if shared.closed.load(Ordering::Acquire) {
+            return;
+        }
+        let conns: Vec<Arc<Conn>> = shared.conns();
+        let now = Instant::now();
+        let mut next = now + Duration::from_secs(60);
+        for conn in conns {
+            if let Some(deadline) = conn.next_deadline() {
+                let limit = deadline + UNANSWERED_GRACE;
+                if limit <= now {
+                    conn.kill();
+                } else {
+                    next = next.min(limit);
+                }
+            }
+        }
+        let mut started = shared.monitoring.lock();
+        shared.monitor.wait_until(&mut started, next);
     }
 }
 

@@ -43,8 +43,13 @@ pub fn start(binary: &Path, options: &Options) -> io::Result<Sandbox> {
 pub fn spawn(binary: &Path, options: &Options, theirs: UnixStream) -> io::Result<Child> {
     let theirs_fd = theirs.as_raw_fd();
     let mut command = Command::new(binary);
+    command.env_clear();
+    // The gateway's time zone, which the sandbox loads before it locks
+    // itself down (its only variable).
+    if let Some(zone) = std::env::var_os("TZ") {
+        command.env("TZ", zone);
+    }
     command
-        .env_clear()
         .current_dir("/")
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -31,6 +31,10 @@ fn main() -> ExitCode {
     // process owns it: the launcher put the channel there for us.
     let channel = std::sync::Arc::new(unsafe { UnixStream::from_raw_fd(CHANNEL_FD) });
     let mut out = &*channel;
+    // The time zone (`TZ`, else /etc/localtime) is read now: the C library
+    // keeps it, and the lockdown leaves no file to read it from later.
+    // SAFETY: `tzset` only reads the environment and the zone file.
+    unsafe { tzset() };
     let report = match lockdown::lock_down(&policy) {
         Ok(report) => report,
         Err(error) => {
@@ -56,6 +60,12 @@ fn main() -> ExitCode {
         // A frame it could not read: the addon will see the channel close.
         Err(_) => ExitCode::from(65),
     }
+}
+
+#[cfg(unix)]
+extern "C" {
+    /// The C library's time-zone setup (POSIX).
+    fn tzset();
 }
 
 #[cfg(not(unix))]

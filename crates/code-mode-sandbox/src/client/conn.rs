@@ -39,6 +39,8 @@ pub(crate) struct Leg {
     /// Held while the leg is in the sandbox: an abort listener reaches the
     /// leg through it.
     _control: Arc<Control>,
+    /// When its budget ends: a healthy sandbox answers soon after.
+    deadline: Instant,
 }
 
 /// Frames waiting for the socket.
@@ -213,6 +215,7 @@ impl Conn {
                     origin,
                     restart_safe,
                     resumes,
+                    deadline: control.deadline().unwrap_or_else(Instant::now),
                     _control: control.clone(),
                 },
             );
@@ -229,6 +232,16 @@ impl Conn {
         if let Some(reason) = control.stopped() {
             self.send(&ToSandbox::Stop { leg: id, reason });
         }
+    }
+
+    /// Whether it holds no leg and no parked run.
+    pub(crate) fn idle(&self) -> bool {
+        self.parked() == 0 && self.legs.lock().is_empty()
+    }
+
+    /// The earliest budget end of the legs it holds.
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        self.legs.lock().values().map(|leg| leg.deadline).min()
     }
 
     pub(crate) fn send(self: &Arc<Self>, frame: &ToSandbox) {
@@ -487,6 +500,19 @@ impl Conn {
         }
         super::stats::ended(self);
         let legs: Vec<Leg> = self.legs.lock().drain().map(|(_, leg)| leg).collect();
+        // The sessions whose cells ran here: one of them may have stopped
+        // it (crashed it, or took its engine over and wrote what it may
+        // not). A sandbox that never started, or was closed, is nobody's.
+        let unstarted = broken
+            .as_deref()
+            .is_some_and(|reason| reason.starts_with(messages::sandbox_unavailable("").as_str()));
+        let suspects: Vec<String> = match unstarted || closed {
+            true => Vec::new(),
+            false => legs
+                .iter()
+                .map(|leg| leg.owner.owner.session().to_owned())
+                .collect(),
+        };
         let calls = std::mem::take(&mut *self.calls.lock());
         if let Some(shared) = &shared {
             let mut by_twin: HashMap<u64, Vec<CallKey>> = HashMap::new();
@@ -498,7 +524,7 @@ impl Conn {
                     agent_run.host.abort(keys);
                 }
             }
-            shared.ended(self.id);
+            shared.ended(self.id, suspects);
         }
         let message = match (closed, &broken) {
             (true, _) => messages::CLOSED.to_owned(),
