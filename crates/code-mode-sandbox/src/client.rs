@@ -625,7 +625,11 @@ impl State {
         self.own.insert(
             session,
             Own {
-                slot: Slot::default(),
+                // Its first sandbox replaces the one that stopped.
+                slot: Slot {
+                    used: true,
+                    ..Slot::default()
+                },
                 until,
             },
         );
