@@ -11,6 +11,9 @@
 //                     the product (copy its index.js and .node to one folder:
 //                     the loader finds the .node next to index.js)
 //   --only IDS        a comma-separated subset of B1..B13
+//   --isolation MODE  thread, process or both (default): with both, the
+//                     product also runs as "process" (isolation: 'process',
+//                     its cells in a sandbox process), beside "product"
 //   --out FILE        where to write the markdown (default: bench/RESULTS.md,
 //                     or bench/RESULTS.partial.md with --only)
 //
@@ -38,8 +41,10 @@ const { values: args } = parseArgs({
     baseline: { type: 'string' },
     only: { type: 'string' },
     out: { type: 'string' },
+    isolation: { type: 'string', default: 'both' },
   },
 })
+if (!['thread', 'process', 'both'].includes(args.isolation)) throw new Error('--isolation: thread, process or both')
 // A partial run never overwrites the full results the README quotes.
 args.out ??= path.join(here, args.only ? 'RESULTS.partial.md' : 'RESULTS.md')
 
@@ -89,9 +94,23 @@ const plan = args.quick
 
 const notes = []
 const productBinding = loadBinding(args.product)
-const product = await createProduct({ name: 'product', binding: productBinding })
+const product = await createProduct({
+  name: 'product',
+  binding: productBinding,
+  isolation: args.isolation === 'process' ? 'process' : 'thread',
+})
 const products = [product]
 const productPaths = { product: path.resolve(args.product) }
+// The product again with its cells in a sandbox process; child processes
+// (B6, B8) run it with CODE_MODE_ISOLATION=process.
+const isolations = { product: args.isolation === 'process' ? 'process' : 'thread' }
+if (args.isolation === 'both') {
+  const sandboxed = await createProduct({ name: 'process', binding: productBinding, isolation: 'process' })
+  sandboxed.label = "product (isolation: 'process')"
+  products.push(sandboxed)
+  productPaths.process = productPaths.product
+  isolations.process = 'process'
+}
 if (args.baseline) {
   const baseline = await createProduct({ name: 'baseline', binding: loadBinding(args.baseline) })
   products.push(baseline)
@@ -137,7 +156,7 @@ const info = machineInfo(repo)
 const loadBefore = loadAverage()
 const startedAt = performance.now()
 const results = {}
-const context = { all, product, products, peers, workers, tsPeer, plan, productPaths }
+const context = { all, product, products, peers, workers, tsPeer, plan, productPaths, isolations }
 for (const id of selected) {
   const t0 = performance.now()
   process.stderr.write(`${id}... `)
@@ -159,6 +178,7 @@ const header = [
       ['date', info.date],
       ['commit', info.commit],
       ['product', path.relative(repo, productPaths.product) || productPaths.product],
+      ['isolation', Object.entries(isolations).map(([name, mode]) => `${name}: ${mode}`).join(', ')],
       ...(productPaths.baseline ? [['baseline', productPaths.baseline]] : []),
       ['machine', `${info.cpu}, ${info.cores} cores, ${info.ramGiB} GiB RAM, ${info.platform}`],
       ['Node', info.node],

@@ -32,7 +32,7 @@ export function loadBinding(indexPath) {
  * A product contender: one `createCodeMode` instance.
  * @param {{ name: string, binding: object, workerThreads?: number }} options
  */
-export async function createProduct({ name, binding, workerThreads }) {
+export async function createProduct({ name, binding, workerThreads, isolation }) {
   // B10: a plugin namespace over `plugin_echo`; registered once per loaded build.
   if (!binding.listCodeModeNamespaces().some((ns) => ns.id === 'bench-echo')) {
     binding.registerCodeModeNamespaceForPlugin('bench', {
@@ -45,6 +45,7 @@ export async function createProduct({ name, binding, workerThreads }) {
   const codeMode = binding.createCodeMode({
     config: { enabled: true, timeoutMs: 60000, maxPendingToolCalls: 128 },
     ...(workerThreads ? { workerThreads } : {}),
+    ...(isolation ? { isolation } : {}),
   })
 
   // `slow` calls wait here until the harness settles them (B5, B6).

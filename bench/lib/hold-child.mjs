@@ -4,10 +4,27 @@
 // reused by the next and hides its growth.
 //   node --expose-gc hold-child.mjs <contender> <count> [product index.js]
 // Prints { perRun, snapshotBytes } as JSON.
+import { readdirSync, readFileSync } from 'node:fs'
+
 import { createProduct, loadBinding } from '../contenders/product.mjs'
 import { PEERS } from '../contenders/index.mjs'
 import { B2, SUSPEND } from './cells.mjs'
 import { collect } from './rounds.mjs'
+
+/**
+ * This process's RSS plus its children's (a process-isolated product holds
+ * its parked runs in its sandbox process).
+ */
+function rss() {
+  let total = process.memoryUsage().rss
+  if (process.platform !== 'linux') return total
+  for (const task of readdirSync('/proc/self/task')) {
+    for (const pid of readFileSync(`/proc/self/task/${task}/children`, 'utf8').trim().split(' ').filter(Boolean)) {
+      total += Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)/m)[1]) * 1024
+    }
+  }
+  return total
+}
 
 const [name, countText, indexPath] = process.argv.slice(2)
 const count = Number(countText)
@@ -20,7 +37,7 @@ if (contender.kind === 'product') await (await contender.holdSuspended(SUSPEND.c
 else (await contender.hold(SUSPEND.code))()
 
 collect()
-const before = process.memoryUsage().rss
+const before = rss()
 let release
 let snapshotBytes = null
 if (contender.kind === 'product') {
@@ -34,7 +51,7 @@ if (contender.kind === 'product') {
   release = () => disposers.forEach((d) => d())
 }
 collect()
-const after = process.memoryUsage().rss
+const after = rss()
 await release()
 await contender.close()
 process.stdout.write(JSON.stringify({ perRun: (after - before) / count, snapshotBytes }))

@@ -162,13 +162,18 @@ export async function b5({ products, peers, plan }) {
   }
 }
 
-export async function b6({ all, product, plan, productPaths }) {
+export async function b6({ all, product, plan, productPaths, isolations }) {
   const COUNT = 64
   const samples = await interleave({
     entries: all,
     ...plan.hold,
     sample: (entry) =>
-      child(HOLD_CHILD, [entry.kind === 'product' ? 'product' : entry.name, String(COUNT), ...(entry.kind === 'product' ? [productPaths[entry.name]] : [])], ['--expose-gc']),
+      child(
+        HOLD_CHILD,
+        [entry.kind === 'product' ? 'product' : entry.name, String(COUNT), ...(entry.kind === 'product' ? [productPaths[entry.name]] : [])],
+        ['--expose-gc'],
+        isolations[entry.name],
+      ),
   })
   const data = {}
   const rows = all.map((e) => {
@@ -264,7 +269,7 @@ async function floodFor(entry, inputExpr, maxCalls, seconds) {
 
 // ---------------------------------------------------------------------------
 
-export async function b8({ products, tsPeer, plan, productPaths }) {
+export async function b8({ products, tsPeer, plan, productPaths, isolations }) {
   const entries = [...products, ...(tsPeer ? [tsPeer] : [])]
   const label = (e) => (e.kind === 'product' ? `${e.name}, exec with language 'typescript'` : 'typescript.transpileModule + node:vm')
 
@@ -274,7 +279,7 @@ export async function b8({ products, tsPeer, plan, productPaths }) {
   for (let round = 0; round < plan.firstCallProcesses; round++) {
     for (const entry of rotation(entries, round)) {
       const args = entry.kind === 'product' ? ['product', productPaths[entry.name]] : ['typescript']
-      const result = await child(FIRST_CALL_CHILD, args)
+      const result = await child(FIRST_CALL_CHILD, args, [], isolations[entry.name])
       check(`${entry.name} first call`, result.value, cells.TS_CELL.expect)
       first.get(entry.name).push(result)
     }
@@ -293,6 +298,7 @@ export async function b8({ products, tsPeer, plan, productPaths }) {
   for (const e of entries) {
     data[e.name] = {
       first: summarize(first.get(e.name).map((r) => r.firstMs)),
+      firstExec: summarize(first.get(e.name).map((r) => r.firstExecMs).filter(Number.isFinite)),
       load: summarize(first.get(e.name).map((r) => r.loadMs)),
       steady: summarize(steady.get(e.name)),
     }
@@ -329,9 +335,10 @@ export async function b8({ products, tsPeer, plan, productPaths }) {
 }
 
 /** Runs a measuring child script in a fresh Node process; resolves to the JSON it prints. */
-function child(script, args, nodeFlags = []) {
+function child(script, args, nodeFlags = [], isolation) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [...nodeFlags, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const env = isolation ? { ...process.env, CODE_MODE_ISOLATION: isolation } : process.env
+    const proc = spawn(process.execPath, [...nodeFlags, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env })
     let out = ''
     proc.stdout.on('data', (d) => (out += d))
     proc.on('error', reject)

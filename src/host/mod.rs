@@ -193,6 +193,10 @@ fn compile(
         if turn.yield_first {
             std::thread::yield_now();
         }
+        // Nested calls from sandbox processes, read here rather than woken
+        // for (process isolation).
+        #[cfg(unix)]
+        code_mode_sandbox::client::pump_light();
         poller.poll(ctx.env, turn.keep_polling);
         Ok(turn.keep_polling)
     })?;

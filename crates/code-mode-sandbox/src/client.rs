@@ -38,7 +38,7 @@ use crate::launch::Options;
 use crate::wire::{Counters, Define, Exec, ToSandbox, Wait};
 
 pub use self::conn::RemoteInbox;
-pub use self::stats::sandbox_stats;
+pub use self::stats::{pump_light, sandbox_stats};
 
 /// Starts of one slot's sandbox within a minute, the first included,
 /// before the slot refuses new runs until the oldest start is a minute
@@ -254,6 +254,9 @@ impl Sandboxes {
             scopes: None,
             counters: Counters::default(),
         };
+        // The sandbox of its session starts now, if it has none, so that
+        // the first exec does not wait for it (its copy is defined then).
+        let _ = self.shared.slot_conn(agent_run.owner.session());
         self.shared.state.lock().twins.insert(
             agent_run.id,
             Twin {
@@ -653,12 +656,21 @@ impl Shared {
     /// The connection of the slot `agent_run`'s session maps to, started
     /// if it has none, with the agent run's copy defined there.
     fn conn_for(self: &Arc<Self>, agent_run: &Arc<AgentRun>) -> Result<Arc<Conn>, String> {
+        let conn = self.slot_conn(agent_run.owner.session())?;
+        self.ensure_copy(&conn, agent_run);
+        Ok(conn)
+    }
+
+    /// The connection of `session`'s slot, started if it has none.
+    fn slot_conn(self: &Arc<Self>, session: &str) -> Result<Arc<Conn>, String> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(messages::CLOSED.to_owned());
+        }
         let conn =
             {
                 let mut state = self.state.lock();
                 let now = Instant::now();
                 state.sweep_own(now);
-                let session = agent_run.owner.session();
                 let index = slot_of(session, state.slots.len());
                 let State { slots, own, .. } = &mut *state;
                 let slot = match own.get_mut(session) {
@@ -691,7 +703,6 @@ impl Shared {
                     }
                 }
             };
-        self.ensure_copy(&conn, agent_run);
         Ok(conn)
     }
 

@@ -22,6 +22,8 @@
 #[cfg(unix)]
 pub mod client;
 #[cfg(unix)]
+pub mod inbound;
+#[cfg(unix)]
 pub mod launch;
 pub mod lockdown;
 #[cfg(all(unix, feature = "test-hooks"))]

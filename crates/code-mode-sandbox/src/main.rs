@@ -44,7 +44,7 @@ fn main() -> ExitCode {
     };
     // The engine's threads start now, under the lockdown.
     let server = match Server::new(channel.clone(), workers) {
-        Ok(server) => server,
+        Ok(server) => std::sync::Arc::new(server),
         Err(error) => {
             let _ = writeln!(out, "lockdown-failed the engine did not start: {error}");
             return ExitCode::from(71);
@@ -53,7 +53,7 @@ fn main() -> ExitCode {
     if writeln!(out, "ready {report}").is_err() {
         return ExitCode::from(74);
     }
-    let served = server.serve(&channel);
+    let served = server.serve();
     server.close();
     match served {
         Ok(()) => ExitCode::SUCCESS,

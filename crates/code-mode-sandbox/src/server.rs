@@ -10,7 +10,8 @@
 //! engine trusts its host; the addon trusts nothing this process writes.
 
 use std::collections::HashMap;
-use std::io::{BufReader, Write};
+use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,11 +22,13 @@ use code_mode_core::messages;
 use code_mode_core::model::{build_catalog, CatalogParts};
 use code_mode_core::namespaces::Registration;
 use code_mode_core::result::{ErrorCode, RunResult};
+use code_mode_core::runs::hand_off;
 use code_mode_core::runs::host::{CallKey, Dispatch, Host, Reply};
 use code_mode_core::runs::{AgentRun, Control, Done, Engine, ExecRequest, WaitRequest};
 use parking_lot::Mutex;
 
-use crate::wire::{self, Define, Exec, FromSandbox, Stats, ToSandbox, Wait};
+use crate::inbound::{wait_readable, Ended, Inbound, Pumped};
+use crate::wire::{Define, Exec, FromSandbox, Stats, ToSandbox, Wait};
 
 /// Tools' text up to which a definition is built on the reading thread;
 /// a larger one is built on a thread of its own, so that settlements of
@@ -154,6 +157,8 @@ pub struct Server {
     calls: Calls,
     /// The diagnostics last sent.
     told: Arc<Mutex<Stats>>,
+    stream: Arc<UnixStream>,
+    inbound: Inbound,
 }
 
 impl Server {
@@ -164,7 +169,7 @@ impl Server {
     pub fn new(stream: Arc<UnixStream>, workers: usize) -> std::io::Result<Self> {
         let engine = Arc::new(Engine::new(workers)?);
         let out = Arc::new(Outbox {
-            stream: Mutex::new(stream),
+            stream: Mutex::new(stream.clone()),
         });
         let told = out.clone();
         let counted = Arc::downgrade(&engine);
@@ -182,22 +187,41 @@ impl Server {
             legs: Default::default(),
             calls: Default::default(),
             told: Default::default(),
+            stream,
+            inbound: Default::default(),
         })
     }
 
     /// Reads and handles frames until the channel closes (`Ok`) or a frame
-    /// cannot be read (`Err`).
-    pub fn serve(&self, stream: &UnixStream) -> Result<(), String> {
-        let mut reader = BufReader::with_capacity(64 * 1024, stream);
+    /// cannot be read (`Err`). This thread waits for the channel to be
+    /// readable; a worker polling for a settlement reads it too
+    /// (`inbound.rs`), so a settlement seldom needs this thread woken.
+    pub fn serve(self: &Arc<Self>) -> Result<(), String> {
+        let weak = Arc::downgrade(self);
+        hand_off::read_inbound_while_polling(Box::new(move || {
+            if let Some(server) = weak.upgrade() {
+                server.pump(false);
+            }
+        }));
         loop {
-            let body = match wire::read_frame(&mut reader) {
-                Ok(Some(body)) => body,
-                Ok(None) => return Ok(()),
-                Err(error) => return Err(error.to_string()),
-            };
-            let frame = ToSandbox::decode(&body).map_err(|error| error.0)?;
-            self.handle(frame);
+            match self.pump(true) {
+                Pumped::Ended(Ended::Closed) => return Ok(()),
+                Pumped::Ended(Ended::Broken(reason)) => return Err(reason),
+                Pumped::Busy | Pumped::Read { .. } => {}
+            }
+            wait_readable(&[self.stream.as_raw_fd()]);
         }
+    }
+
+    /// Handles what the channel holds now (`wait`: even when another
+    /// thread is reading it, after that thread).
+    fn pump(&self, wait: bool) -> Pumped {
+        self.inbound
+            .pump(self.stream.as_raw_fd(), wait, None, |body| {
+                let frame = ToSandbox::decode(body).map_err(|error| error.0)?;
+                self.handle(frame);
+                Ok(())
+            })
     }
 
     /// Stops every leg and frees every run (the channel closed).

@@ -6,7 +6,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::process::Child;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -23,6 +23,7 @@ use code_mode_core::runs::{AgentRun, Control, Done};
 use parking_lot::{Condvar, Mutex};
 
 use super::{counts, merge, report, Settings, Shared};
+use crate::inbound::{wait_readable, Ended, Inbound, Pumped};
 use crate::launch;
 use crate::wire::{self, FromSandbox, Stats, ToSandbox};
 
@@ -78,6 +79,10 @@ pub(crate) struct Conn {
     ended_signal: Condvar,
     /// The sandbox's diagnostics, as it last told them.
     pub(crate) stats: Mutex<Stats>,
+    /// What was read from the socket and not handled yet.
+    inbound: Inbound,
+    /// Wakes the reading thread for frames another thread left.
+    wake: Bell,
 }
 
 /// Where the settlements of one batch of a sandbox's calls go: back to
@@ -141,6 +146,8 @@ impl Conn {
             ended: Mutex::new(false),
             ended_signal: Condvar::new(),
             stats: Mutex::new(Stats::default()),
+            inbound: Inbound::default(),
+            wake: Bell::new()?,
         });
         super::stats::live(&conn);
         let (binary, options) = (settings.binary.clone(), settings.options.clone());
@@ -346,19 +353,44 @@ impl Conn {
             }
             _ => return Some(messages::sandbox_unavailable("it did not report ready")),
         }
+        self.inbound.prepend(reader.buffer());
         loop {
-            let body = match wire::read_frame(&mut reader) {
-                Ok(Some(body)) => body,
-                Ok(None) => return None,
-                Err(error) => return Some(error.to_string()),
-            };
-            let frame = match FromSandbox::decode(&body) {
-                Ok(frame) => frame,
-                Err(error) => return Some(error.0),
-            };
-            if let Err(broken) = self.handle(frame) {
-                return Some(broken);
+            match self.pump(true, None) {
+                Pumped::Ended(Ended::Closed) => return None,
+                Pumped::Ended(Ended::Broken(reason)) => return Some(reason),
+                Pumped::Busy | Pumped::Read { .. } => {}
             }
+            wait_readable(&[self.stream.as_raw_fd(), self.wake.fd]);
+            self.wake.take();
+        }
+    }
+
+    /// Handles what the socket holds now: all of it on the reading thread
+    /// (`wait`), frames up to `light` bytes on a thread that passes by
+    /// (the Node thread), which leaves the rest to the reading thread and
+    /// wakes it for them.
+    fn pump(self: &Arc<Self>, wait: bool, light: Option<usize>) -> Pumped {
+        let pumped = self
+            .inbound
+            .pump(self.stream.as_raw_fd(), wait, light, |body| {
+                let frame = FromSandbox::decode(body).map_err(|error| error.0)?;
+                self.handle(frame)
+            });
+        if !wait && pumped != Pumped::Busy {
+            // Whatever this thread could not take, or the end it saw, is
+            // the reading thread's: it may be asleep with the socket empty.
+            if matches!(pumped, Pumped::Read { left: true } | Pumped::Ended(_)) {
+                self.wake.ring();
+            }
+        }
+        pumped
+    }
+
+    /// On a thread passing by (the Node thread's keep-hot turn): handles
+    /// the short frames waiting, if no other thread is reading them.
+    pub(crate) fn pump_light(self: &Arc<Self>) {
+        if !self.is_dead() {
+            self.pump(false, Some(LIGHT_FRAME_BYTES));
         }
     }
 
@@ -553,6 +585,48 @@ impl Drop for Conn {
             let _ = child.wait();
             counts().running.fetch_sub(1, Ordering::Relaxed);
         }
+    }
+}
+
+/// Frames the Node thread handles itself in its keep-hot turns: a nested
+/// call's start or a short result takes it microseconds; a longer frame
+/// (a large input, a long result) is left to the reading thread, which
+/// writes it over off the Node thread.
+const LIGHT_FRAME_BYTES: usize = 16 * 1024;
+
+/// An eventfd the reading thread waits on beside its socket.
+struct Bell {
+    fd: RawFd,
+}
+
+impl Bell {
+    fn new() -> std::io::Result<Self> {
+        // SAFETY: `eventfd` takes integers and returns a new descriptor.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(Self { fd })
+    }
+
+    fn ring(&self) {
+        let one: u64 = 1;
+        // SAFETY: writes 8 bytes from a live u64 to the eventfd we own.
+        let _ = unsafe { libc::write(self.fd, (&one as *const u64).cast(), 8) };
+    }
+
+    fn take(&self) {
+        let mut count: u64 = 0;
+        // SAFETY: reads 8 bytes into a live u64 from the eventfd we own
+        // (non-blocking: nothing to read is fine).
+        let _ = unsafe { libc::read(self.fd, (&mut count as *mut u64).cast(), 8) };
+    }
+}
+
+impl Drop for Bell {
+    fn drop(&mut self) {
+        // SAFETY: the descriptor is ours and closed once.
+        unsafe { libc::close(self.fd) };
     }
 }
 

@@ -42,6 +42,15 @@ fn add(total: &mut Stats, stats: &Stats) {
     total.typescript_initialized |= stats.typescript_initialized;
 }
 
+/// On the Node thread's keep-hot turn: every sandbox's short frames that
+/// wait, handled now (`Conn::pump_light`).
+pub fn pump_light() {
+    let live: Vec<Arc<Conn>> = LIVE.lock().iter().filter_map(Weak::upgrade).collect();
+    for conn in live {
+        conn.pump_light();
+    }
+}
+
 /// Every sandbox's counts, summed (no problems: those are recorded in
 /// this process's list as they come).
 pub fn sandbox_stats() -> Stats {

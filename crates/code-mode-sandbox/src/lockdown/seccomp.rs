@@ -211,6 +211,11 @@ pub const ALLOWED: &[Allowed] = &[
         libc::SYS_gettimeofday,
         "wall-clock time for Date (when the vDSO cannot answer)",
     ),
+    any(
+        "ppoll",
+        libc::SYS_ppoll,
+        "waiting for the channel to have something to read",
+    ),
     any("clock_nanosleep", libc::SYS_clock_nanosleep, "timed sleeps"),
     any("nanosleep", libc::SYS_nanosleep, "timed sleeps"),
     any(

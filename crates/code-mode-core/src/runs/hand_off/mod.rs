@@ -40,6 +40,7 @@ use std::time::Duration;
 
 use self::contention::hand_offs_block;
 use self::cpus::{host_turn, Presence};
+pub use self::spin::read_inbound_while_polling;
 use self::spin::{poll_briefly, Pace, Polling};
 use crate::tuning::WORKER_NEXT_JOB_SPIN;
 

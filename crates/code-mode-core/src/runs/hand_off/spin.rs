@@ -14,6 +14,16 @@ use super::contention::{hand_offs_block, observe};
 use super::cpus::Presence;
 use crate::tuning::{WORKER_SPIN, WORKER_SPIN_AFTER_SLOW};
 
+/// What a worker polling for a settlement calls on each poll, when the
+/// host's settlements arrive on a channel someone must read: a sandbox
+/// process sets it to read its channel without waiting.
+static INBOUND: std::sync::OnceLock<Box<dyn Fn() + Send + Sync>> = std::sync::OnceLock::new();
+
+/// Sets [`INBOUND`] (once per process).
+pub fn read_inbound_while_polling(read: Box<dyn Fn() + Send + Sync>) {
+    let _ = INBOUND.set(read);
+}
+
 /// How long this worker polls before it sleeps: [`WORKER_SPIN`] while answers come
 /// within it, [`WORKER_SPIN_AFTER_SLOW`] after one that did not.
 #[derive(Default)]
@@ -71,9 +81,17 @@ pub(super) fn poll_briefly(
     }
     presence.wait_begin();
     let until = Instant::now() + window;
+    let inbound = INBOUND.get();
     while Instant::now() < until {
         if news() {
             break;
+        }
+        // Where settlements arrive from another process (a sandbox's
+        // channel), the polling worker reads them itself: no thread has to
+        // be woken to hand them over.
+        if let Some(read) = inbound {
+            read();
+            continue;
         }
         // Never on the host's core: the thread that will answer would wait
         // for this spin to end. No yield either: a thread that yields to
