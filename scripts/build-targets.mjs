@@ -1,5 +1,6 @@
-// Builds the addon for the Linux targets of the npm packages on a Linux x64
-// machine, each into its folder under npm/ (linux-x64-gnu natively,
+// Builds the addon and its sandbox executable (`code-mode-sandbox`) for the
+// Linux targets of the npm packages on a Linux x64 machine, each into its
+// folder under npm/ (linux-x64-gnu natively,
 // linux-arm64-gnu and linux-x64-musl cross-compiled with zig through
 // cargo-zigbuild), and checks each binary's format with `file`. macOS and
 // Windows binaries are built by .github/workflows/release.yml on their own
@@ -83,7 +84,24 @@ for (const t of chosen) {
   const kind = execFileSync('file', ['-b', binary], { encoding: 'utf8' }).trim()
   if (!t.file.test(kind)) fail(`${binary} is not what ${t.triple} should be: ${kind}`)
   console.log(`build-targets: ${path.relative(root, binary)}: ${kind}`)
+  buildSandbox(t, out)
   if (t.dir === 'linux-arm64-gnu') runUnderQemu(binary)
+}
+
+/** The sandbox process of isolation: 'process', built for `t` into its package. */
+function buildSandbox(t, out) {
+  const profile = args.profile === 'release' ? ['--release'] : ['--profile', 'ci']
+  const argv = [t.cross ? 'zigbuild' : 'build', '-p', 'code-mode-sandbox', '--target', t.triple, ...profile]
+  const built = spawnSync('cargo', argv, { cwd: root, env, stdio: 'inherit' })
+  if (built.status !== 0) fail(`the sandbox for ${t.triple} did not build`)
+  const from = path.join(root, 'target', t.triple, args.profile === 'release' ? 'release' : 'ci', 'code-mode-sandbox')
+  const to = path.join(out, 'code-mode-sandbox')
+  copyFileSync(from, to)
+  chmodSync(to, 0o755)
+  const kind = execFileSync('file', ['-b', to], { encoding: 'utf8' }).trim()
+  const executable = new RegExp(t.file.source.replace('shared object', '(pie )?executable'))
+  if (!executable.test(kind)) fail(`${to} is not what ${t.triple} should be: ${kind}`)
+  console.log(`build-targets: ${path.relative(root, to)}: ${kind}`)
 }
 
 /** Loads the arm64 binary under qemu-aarch64 and runs a cell, when QEMU is there. */

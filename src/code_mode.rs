@@ -163,7 +163,7 @@ impl Isolation {
     }
 }
 
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 fn process_engine(processes: usize, binary: Option<PathBuf>, workers: usize) -> Result<Engine> {
     use code_mode_sandbox::client::{address_space_for, Sandboxes, Settings};
     use code_mode_sandbox::launch::Options;
@@ -185,7 +185,7 @@ fn process_engine(processes: usize, binary: Option<PathBuf>, workers: usize) -> 
     })))
 }
 
-#[cfg(not(unix))]
+#[cfg(not(target_os = "linux"))]
 fn process_engine(_: usize, _: Option<PathBuf>, _: usize) -> Result<Engine> {
     Err(Error::from_reason(messages::PROCESS_ISOLATION_UNSUPPORTED))
 }

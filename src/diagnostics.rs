@@ -58,7 +58,7 @@ pub fn code_mode_diagnostics() -> CodeModeDiagnostics {
     };
     // What happened inside sandbox processes counts the same; their
     // schema problems are in this process's list already.
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     {
         use code_mode_sandbox::client::{counts, sandbox_stats};
         use std::sync::atomic::Ordering::Relaxed;

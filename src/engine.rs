@@ -11,12 +11,12 @@ use code_mode_core::result::ErrorCode;
 use code_mode_core::runs::{
     AgentRun, Control, Done, Engine as ThreadEngine, ExecRequest, Gate as ThreadGate, WaitRequest,
 };
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 use code_mode_sandbox::client::{Gate as ProcessGate, Sandboxes};
 
 pub enum Engine {
     Thread(ThreadEngine),
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     Process(Sandboxes),
 }
 
@@ -24,7 +24,7 @@ pub enum Engine {
 #[derive(Clone)]
 pub enum Gate {
     Thread(ThreadGate),
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     Process(ProcessGate),
 }
 
@@ -32,7 +32,7 @@ impl Engine {
     pub fn is_closed(&self) -> bool {
         match self {
             Self::Thread(engine) => engine.is_closed(),
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             Self::Process(sandboxes) => sandboxes.is_closed(),
         }
     }
@@ -40,7 +40,7 @@ impl Engine {
     pub fn exec(&self, request: ExecRequest, control: Arc<Control>, done: Done) {
         match self {
             Self::Thread(engine) => engine.exec(request, control, done),
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             Self::Process(sandboxes) => sandboxes.exec(request, control, done),
         }
     }
@@ -48,7 +48,7 @@ impl Engine {
     pub fn wait(&self, request: WaitRequest, control: Arc<Control>, done: Done) {
         match self {
             Self::Thread(engine) => engine.wait(request, control, done),
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             Self::Process(sandboxes) => sandboxes.wait(request, control, done),
         }
     }
@@ -56,7 +56,7 @@ impl Engine {
     pub fn hold(&self, request: ExecRequest, control: Arc<Control>, done: Done) -> Gate {
         match self {
             Self::Thread(engine) => Gate::Thread(engine.hold(request, control, done)),
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             Self::Process(sandboxes) => Gate::Process(sandboxes.hold(request, control, done)),
         }
     }
@@ -64,7 +64,7 @@ impl Engine {
     pub fn open(&self, gate: &Gate) {
         match (self, gate) {
             (Self::Thread(engine), Gate::Thread(gate)) => engine.open(gate),
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             (Self::Process(sandboxes), Gate::Process(gate)) => sandboxes.open(gate),
             _ => {}
         }
@@ -73,7 +73,7 @@ impl Engine {
     pub fn refuse_held(&self, gate: &Gate, code: ErrorCode, message: &str) {
         match (self, gate) {
             (Self::Thread(engine), Gate::Thread(gate)) => engine.refuse_held(gate, code, message),
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             (Self::Process(sandboxes), Gate::Process(gate)) => {
                 sandboxes.refuse_held(gate, code, message)
             }
@@ -84,7 +84,7 @@ impl Engine {
     pub fn refuse(&self, agent_run: Arc<AgentRun>, code: ErrorCode, message: &str, done: Done) {
         match self {
             Self::Thread(engine) => engine.refuse(agent_run, code, message, done),
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             Self::Process(sandboxes) => sandboxes.refuse(agent_run, code, message, done),
         }
     }
@@ -92,7 +92,7 @@ impl Engine {
     pub fn suspended_runs(&self) -> usize {
         match self {
             Self::Thread(engine) => engine.suspended_runs(),
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             Self::Process(sandboxes) => sandboxes.suspended_runs(),
         }
     }
@@ -100,7 +100,7 @@ impl Engine {
     pub fn begin_close(&self) {
         match self {
             Self::Thread(engine) => engine.begin_close(),
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             Self::Process(sandboxes) => sandboxes.begin_close(),
         }
     }
@@ -109,7 +109,7 @@ impl Engine {
     pub fn close(&self) {
         match self {
             Self::Thread(engine) => engine.close(),
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             Self::Process(sandboxes) => sandboxes.close(),
         }
     }
@@ -129,7 +129,7 @@ impl Engine {
     ) {
         match self {
             Self::Thread(_) => {}
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             Self::Process(sandboxes) => sandboxes.register(agent_run, active, namespaces, tools),
         }
     }
@@ -138,17 +138,17 @@ impl Engine {
     pub fn forget(&self, agent_run: u64) {
         match self {
             Self::Thread(_) => {}
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             Self::Process(sandboxes) => sandboxes.forget(agent_run),
         }
     }
 
     /// The sandboxes, in process isolation.
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     pub fn sandboxes(&self) -> Option<&Sandboxes> {
         match self {
             Self::Thread(_) => None,
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             Self::Process(sandboxes) => Some(sandboxes),
         }
     }
@@ -157,7 +157,7 @@ impl Engine {
 /// The `code-mode-sandbox` executable beside the loaded addon (the
 /// platform package ships them together; `npm run build` copies the one
 /// it builds beside the `.node` file it writes).
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 pub fn sandbox_beside_addon() -> Option<PathBuf> {
     use std::os::unix::ffi::OsStrExt;
 
@@ -182,5 +182,5 @@ pub fn sandbox_beside_addon() -> Option<PathBuf> {
 }
 
 /// The executable's name.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 pub const SANDBOX_EXECUTABLE: &str = "code-mode-sandbox";

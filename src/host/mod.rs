@@ -195,7 +195,7 @@ fn compile(
         }
         // Nested calls from sandbox processes, read here rather than woken
         // for (process isolation).
-        #[cfg(unix)]
+        #[cfg(target_os = "linux")]
         code_mode_sandbox::client::pump_light();
         poller.poll(ctx.env, turn.keep_polling);
         Ok(turn.keep_polling)

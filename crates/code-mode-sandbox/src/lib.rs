@@ -1,8 +1,6 @@
-//! The sandbox process: where code mode's engine will run behind an
-//! operating-system boundary (issue 34), so that an engine taken over by a
-//! cell reaches nothing but its own process.
-//!
-//! This crate holds the two halves that do not depend on the engine:
+//! The sandbox process of `isolation: 'process'` (`docs/isolation.md`): an
+//! operating-system boundary around the engine, so that an engine taken
+//! over by a cell reaches nothing but its own process.
 //!
 //! - [`lockdown`]: what the sandbox does to itself before it runs anything
 //!   a cell controls. On Linux: no new privileges, every inherited file
@@ -11,24 +9,28 @@
 //!   access, no TCP, no abstract sockets or signals outside the process)
 //!   where the kernel has it, and a seccomp-bpf allow-list of the system
 //!   calls an engine needs (no `open`, no `socket`, no new process, no new
-//!   executable memory). Elsewhere, nothing yet: see [`lockdown::Report`].
+//!   executable memory).
 //! - [`launch`]: how the addon starts a sandbox, with an empty environment
 //!   and one socket as its only channel.
+//! - [`wire`]: the frames on that socket; [`inbound`]: reading them by
+//!   whichever thread is awake.
+//! - [`server`]: the sandbox's half (its engine, a copy of each agent run);
+//!   the binary (`src/main.rs`) locks down, then serves.
+//! - [`client`]: the addon's half, [`client::Sandboxes`], an engine whose
+//!   runs live in sandbox processes, with their restarts.
 //!
-//! The binary (`src/main.rs`) locks itself down and answers on its channel.
-//! The engine and its protocol move in next; until then the addon does not
-//! start it.
+//! Linux only so far: elsewhere the addon refuses `isolation: 'process'`.
 
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 pub mod client;
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 pub mod inbound;
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 pub mod launch;
 pub mod lockdown;
-#[cfg(all(unix, feature = "test-hooks"))]
+#[cfg(all(target_os = "linux", feature = "test-hooks"))]
 pub mod probe;
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 pub mod server;
 pub mod wire;
 

@@ -10,7 +10,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 fn main() -> ExitCode {
     use std::os::fd::FromRawFd;
     use std::os::unix::net::UnixStream;
@@ -62,19 +62,19 @@ fn main() -> ExitCode {
     }
 }
 
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 extern "C" {
     /// The C library's time-zone setup (POSIX).
     fn tzset();
 }
 
-#[cfg(not(unix))]
+#[cfg(not(target_os = "linux"))]
 fn main() -> ExitCode {
-    usage("sandbox processes run on Unix only so far")
+    usage("sandbox processes run on Linux only so far")
 }
 
 /// The lockdown's policy and the worker count from the arguments.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 fn arguments(
     mut args: impl Iterator<Item = String>,
 ) -> Result<(code_mode_sandbox::lockdown::Policy, usize), String> {

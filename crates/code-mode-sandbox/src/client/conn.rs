@@ -370,12 +370,19 @@ impl Conn {
     /// (the Node thread), which leaves the rest to the reading thread and
     /// wakes it for them.
     fn pump(self: &Arc<Self>, wait: bool, light: Option<usize>) -> Pumped {
-        let pumped = self
-            .inbound
-            .pump(self.stream.as_raw_fd(), wait, light, |body| {
-                let frame = FromSandbox::decode(body).map_err(|error| error.0)?;
-                self.handle(frame)
-            });
+        // A panic here (a bug of ours) must reach neither Node nor leave
+        // this sandbox's legs unanswered: it ends the sandbox.
+        let pumped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.inbound
+                .pump(self.stream.as_raw_fd(), wait, light, |body| {
+                    let frame = FromSandbox::decode(body).map_err(|error| error.0)?;
+                    self.handle(frame)
+                })
+        }))
+        .unwrap_or_else(|_| {
+            self.kill();
+            Pumped::Ended(Ended::Broken("handling a frame panicked".into()))
+        });
         if !wait && pumped != Pumped::Busy {
             // Whatever this thread could not take, or the end it saw, is
             // the reading thread's: it may be asleep with the socket empty.
