@@ -36,3 +36,8 @@ pub mod wire;
 
 /// The file descriptor the sandbox's channel has in the sandbox process.
 pub const CHANNEL_FD: i32 = 3;
+
+/// Where the sandbox keeps `/proc/stat`, opened before its lockdown: the
+/// hand-off policy reads the machine's idle time from it (read-only, and
+/// the only call allowed on it is `pread64`).
+pub const STAT_FD: i32 = 4;

@@ -35,6 +35,7 @@ fn main() -> ExitCode {
     // keeps it, and the lockdown leaves no file to read it from later.
     // SAFETY: `tzset` only reads the environment and the zone file.
     unsafe { tzset() };
+    keep_stat();
     let report = match lockdown::lock_down(&policy) {
         Ok(report) => report,
         Err(error) => {
@@ -60,6 +61,33 @@ fn main() -> ExitCode {
         // A frame it could not read: the addon will see the channel close.
         Err(_) => ExitCode::from(65),
     }
+}
+
+/// Opens `/proc/stat` at [`STAT_FD`](code_mode_sandbox::STAT_FD) for the
+/// hand-off policy, which cannot open it after the lockdown; without it
+/// (no procfs), the policy never sees the machine busy and polls as on an
+/// idle one.
+#[cfg(target_os = "linux")]
+fn keep_stat() {
+    use code_mode_sandbox::STAT_FD;
+    use std::os::fd::{FromRawFd, IntoRawFd};
+    let Ok(stat) = std::fs::File::open("/proc/stat") else {
+        return;
+    };
+    let fd = stat.into_raw_fd();
+    if fd != STAT_FD {
+        // SAFETY: `dup2` of a descriptor this process holds onto STAT_FD,
+        // which the launcher left closed (only 0, 1, 2 and 3 are open).
+        let moved = unsafe { libc::dup2(fd, STAT_FD) };
+        // SAFETY: `fd` is ours and closed once.
+        unsafe { libc::close(fd) };
+        if moved != STAT_FD {
+            return;
+        }
+    }
+    // SAFETY: STAT_FD now holds the file just opened, owned by nobody else.
+    let stat = unsafe { std::fs::File::from_raw_fd(STAT_FD) };
+    code_mode_core::runs::hand_off::read_stat_from(stat);
 }
 
 #[cfg(target_os = "linux")]

@@ -173,7 +173,13 @@ fn it_holds_only_its_channel_no_environment_and_runs_in_the_root_directory() {
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
         .collect();
     fds.sort();
-    assert_eq!(fds, ["3"]);
+    assert_eq!(
+        fds,
+        ["3", "4"],
+        "its channel, and /proc/stat kept for the hand-off policy"
+    );
+    let stat = std::fs::read_link(format!("/proc/{}/fd/4", sandbox.child.id())).unwrap();
+    assert_eq!(stat, Path::new("/proc/stat"));
     // Nothing of the environment but the time zone, when there is one.
     let environ = sandbox.proc("environ");
     let expected = std::env::var("TZ").map_or(String::new(), |zone| format!("TZ={zone}\0"));

@@ -4,7 +4,7 @@
 use std::io;
 
 use super::{Error, Policy, MAX_OPEN_FILES};
-use crate::CHANNEL_FD;
+use crate::{CHANNEL_FD, STAT_FD};
 
 /// `SIGKILL` when the parent dies; stops now if it has died already (the
 /// process was then re-parented, and `getppid` no longer names it).
@@ -27,11 +27,12 @@ pub(super) fn die_with_parent(parent: Option<u32>) -> Result<(), Error> {
     Ok(())
 }
 
-/// Closes every descriptor but the channel: the standard streams too (the
-/// launcher made them `/dev/null`; nothing here writes to them).
+/// Closes every descriptor but the channel and the kept `/proc/stat`
+/// ([`STAT_FD`]): the standard streams too (the launcher made them
+/// `/dev/null`; nothing here writes to them).
 pub(super) fn close_inherited() -> Result<(), Error> {
-    let channel = CHANNEL_FD as u32;
-    for (from, to) in [(0, channel - 1), (channel + 1, u32::MAX)] {
+    let (channel, stat) = (CHANNEL_FD as u32, STAT_FD as u32);
+    for (from, to) in [(0, channel - 1), (stat + 1, u32::MAX)] {
         // SAFETY: `close_range` reads its integer arguments only; closing a
         // descriptor that is not open is not an error.
         let closed = unsafe { libc::syscall(libc::SYS_close_range, from, to, 0) };

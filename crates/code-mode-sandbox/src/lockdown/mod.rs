@@ -3,7 +3,8 @@
 //!
 //! 1. die with its parent (`PR_SET_PDEATHSIG`), and stop if the parent is
 //!    gone already;
-//! 2. close every file descriptor but its channel ([`CHANNEL_FD`]);
+//! 2. close every file descriptor but its channel ([`CHANNEL_FD`]) and
+//!    `/proc/stat`, opened read-only before ([`STAT_FD`]);
 //! 3. move to `/`;
 //! 4. limits: no files written, no core dumps, at most
 //!    [`MAX_OPEN_FILES`] descriptors, and the address space the caller
@@ -19,6 +20,7 @@
 //! process cannot take back what its own start-up already read.
 //!
 //! [`CHANNEL_FD`]: crate::CHANNEL_FD
+//! [`STAT_FD`]: crate::STAT_FD
 
 #[cfg(target_os = "linux")]
 mod landlock;

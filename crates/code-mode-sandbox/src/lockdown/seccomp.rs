@@ -211,6 +211,15 @@ pub const ALLOWED: &[Allowed] = &[
         libc::SYS_gettimeofday,
         "wall-clock time for Date (when the vDSO cannot answer)",
     ),
+    only(
+        "pread64",
+        libc::SYS_pread64,
+        Only::Is {
+            arg: 0,
+            value: crate::STAT_FD as u64,
+        },
+        "the machine's idle time from /proc/stat, opened before the lockdown, for the hand-off policy; that descriptor only",
+    ),
     any(
         "ppoll",
         libc::SYS_ppoll,

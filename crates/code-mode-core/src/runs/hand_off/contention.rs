@@ -170,16 +170,32 @@ fn usage() -> Option<Usage> {
     })
 }
 
+/// `/proc/stat`, opened once by a process that may not open it later (a
+/// sandbox, before its lockdown), and read again from its start each time.
+static STAT: std::sync::OnceLock<std::fs::File> = std::sync::OnceLock::new();
+
+/// Reads the machine's idle time from `stat` (an open `/proc/stat`) from
+/// now on, instead of opening the file each time.
+pub fn read_stat_from(stat: std::fs::File) {
+    let _ = STAT.set(stat);
+}
+
 /// Idle time over all cores, in microseconds (`/proc/stat`, first line:
 /// idle and iowait, in clock ticks).
 fn machine_idle() -> Option<u64> {
     #[cfg(target_os = "linux")]
     {
         use std::io::Read;
-        let mut file = std::fs::File::open("/proc/stat").ok()?;
+        use std::os::unix::fs::FileExt;
         // The first line is the sum over cores; it fits in 512 bytes.
         let mut buffer = [0u8; 512];
-        let read = file.read(&mut buffer).ok()?;
+        let read = match STAT.get() {
+            Some(stat) => stat.read_at(&mut buffer, 0).ok()?,
+            None => std::fs::File::open("/proc/stat")
+                .ok()?
+                .read(&mut buffer)
+                .ok()?,
+        };
         idle_ticks(&buffer[..read]).map(|ticks| ticks.saturating_mul(1_000_000) / clock_ticks())
     }
     #[cfg(not(target_os = "linux"))]

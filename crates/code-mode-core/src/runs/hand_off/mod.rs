@@ -39,6 +39,7 @@ mod spin;
 use std::time::Duration;
 
 use self::contention::hand_offs_block;
+pub use self::contention::read_stat_from;
 use self::cpus::{host_turn, Presence};
 pub use self::spin::read_inbound_while_polling;
 use self::spin::{poll_briefly, Pace, Polling};
