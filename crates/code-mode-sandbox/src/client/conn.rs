@@ -409,7 +409,7 @@ impl Conn {
                 parked,
                 mut result,
             } => {
-                self.parked.store(parked, Ordering::Relaxed);
+                self.parked.store(parked.min(MAX_PARKED), Ordering::Relaxed);
                 let leg = self.legs.lock().remove(&leg).ok_or("a result for no leg")?;
                 if let Some(run_id) = &leg.resumes {
                     // A wait refused (a foreign owner, a run being resumed)
@@ -453,7 +453,9 @@ impl Conn {
                 }
             }
             FromSandbox::Released { twin } => shared.released(self.id, twin),
-            FromSandbox::Parked { count } => self.parked.store(count, Ordering::Relaxed),
+            FromSandbox::Parked { count } => {
+                self.parked.store(count.min(MAX_PARKED), Ordering::Relaxed)
+            }
             FromSandbox::Stats(mut stats) => {
                 for problem in std::mem::take(&mut stats.problems).into_iter().take(64) {
                     code_mode_core::validation::record_schema_problem(problem);
@@ -500,6 +502,9 @@ impl Conn {
             let local = CallKey::next();
             {
                 let mut calls = self.calls.lock();
+                if calls.by_local.len() >= MAX_CALLS_IN_FLIGHT {
+                    return Err("more nested calls in flight than any sandbox may have".into());
+                }
                 if calls.by_remote.insert(call.key, local.0).is_some() {
                     return Err("a nested call's key used twice".into());
                 }
@@ -594,6 +599,18 @@ impl Drop for Conn {
         }
     }
 }
+
+/// Nested calls one sandbox may have in flight: as many runs as it can
+/// hold (parked, computing, and held by idle sessions' added workers),
+/// each with the most pending calls a configuration allows. A sandbox that
+/// starts more is not an engine at work: it is killed.
+const MAX_CALLS_IN_FLIGHT: usize = (code_mode_core::limits::MAX_PARKED_RUNS
+    + 2 * code_mode_core::limits::MAX_WORKER_THREADS)
+    * 128;
+
+/// The most parked runs a sandbox can hold (what it says past it is not
+/// believed).
+const MAX_PARKED: u64 = code_mode_core::limits::MAX_PARKED_RUNS as u64;
 
 /// Frames the Node thread handles itself in its keep-hot turns: a nested
 /// call's start or a short result takes it microseconds; a longer frame

@@ -72,16 +72,20 @@ pub(super) fn poll_briefly(
     if hand_offs_block() {
         return;
     }
+    let inbound = INBOUND.get();
     if polling == Polling::NextJob {
         let until = Instant::now() + window;
         while Instant::now() < until && !news() {
+            // A next job that comes from another process is read here too.
+            if let Some(read) = inbound {
+                read();
+            }
             std::thread::yield_now();
         }
         return;
     }
     presence.wait_begin();
     let until = Instant::now() + window;
-    let inbound = INBOUND.get();
     while Instant::now() < until {
         if news() {
             break;
