@@ -177,6 +177,20 @@ describe('process isolation', { skip: !probes && (linux ? 'no code-mode-sandbox-
     await codeMode.close()
   })
 
+  test('a call answered in the addon carries the counters its sandbox last told', async (t) => {
+    const { codeMode, run } = sandboxed(t)
+    const surface = run('counted')
+    const searched = await surface.exec({ code: 'tools.search("slow"); tools.search("x"); return 1' })
+    assert.equal(searched.telemetry.searchCount, 2)
+    const stopped = new AbortController()
+    stopped.abort()
+    const refused = await surface.exec({ code: 'return 2' }, { signal: stopped.signal })
+    assert.deepEqual([refused.code, refused.telemetry.searchCount], ['aborted', 2])
+    await codeMode.close()
+    const closed = await surface.exec({ code: 'return 3' })
+    assert.deepEqual([closed.code, closed.telemetry.searchCount], ['runtime_unavailable', 2])
+  })
+
   test('close() ends every sandbox process', async (t) => {
     const { codeMode, run } = sandboxed(t, {}, { sandboxProcesses: 3 })
     for (const session of ['a', 'b', 'c', 'd', 'e', 'f']) {

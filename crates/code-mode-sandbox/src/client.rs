@@ -193,7 +193,7 @@ pub(crate) struct Shared {
     /// Rung when a leg starts or the engine closes: the monitor looks
     /// again.
     monitor: parking_lot::Condvar,
-    monitoring: Mutex<bool>,
+    monitoring: Mutex<Monitoring>,
 }
 
 /// The engine of `isolation: 'process'`.
@@ -224,7 +224,7 @@ impl Sandboxes {
                 next_leg: AtomicU64::new(1),
                 next_conn: AtomicU64::new(1),
                 monitor: parking_lot::Condvar::new(),
-                monitoring: Mutex::new(false),
+                monitoring: Mutex::new(Monitoring::default()),
             }),
         }
     }
@@ -317,13 +317,13 @@ impl Sandboxes {
         control.arm(request.started + timeout);
         let agent_run = request.agent_run.clone();
         if let Some(result) = self.refusal(&control) {
-            return report(&agent_run, None, done, result);
+            return report(Some(&self.shared), &agent_run, None, done, result);
         }
         let conn = match self.shared.conn_for(&agent_run) {
             Ok(conn) => conn,
             Err(message) => {
                 let result = RunResult::failed(ErrorCode::RuntimeUnavailable, &message);
-                return report(&agent_run, None, done, result);
+                return report(Some(&self.shared), &agent_run, None, done, result);
             }
         };
         let leg = self.shared.next_leg.fetch_add(1, Ordering::Relaxed);
@@ -348,6 +348,8 @@ impl Sandboxes {
             restart_safe,
             None,
         );
+        // The monitor looks again, now that the leg is there to see.
+        self.shared.watch();
     }
 
     /// Resumes a parked run, in the sandbox that holds it.
@@ -357,7 +359,7 @@ impl Sandboxes {
         let agent_run = request.agent_run.clone();
         if self.is_closed() {
             let result = RunResult::failed(ErrorCode::RuntimeUnavailable, messages::CLOSED);
-            return report(&agent_run, None, done, result);
+            return report(Some(&self.shared), &agent_run, None, done, result);
         }
         // A wait stopped already still goes to the run's sandbox, which
         // drops the run and answers the stop. The run's own sandbox; a run not known here goes to the asking
@@ -378,7 +380,7 @@ impl Sandboxes {
                 Ok(conn) => (conn, agent_run.id, false),
                 Err(message) => {
                     let result = RunResult::failed(ErrorCode::RuntimeUnavailable, &message);
-                    return report(&agent_run, None, done, result);
+                    return report(Some(&self.shared), &agent_run, None, done, result);
                 }
             },
         };
@@ -416,6 +418,7 @@ impl Sandboxes {
             restart_safe,
             resumes,
         );
+        self.shared.watch();
     }
 
     /// Holds an exec back until [`Sandboxes::open`] or
@@ -435,7 +438,7 @@ impl Sandboxes {
         }
         if self.is_closed() {
             if let Some(held) = gate.held.lock().take() {
-                close_held(held);
+                close_held(&self.shared, held);
             }
         }
         gate
@@ -459,6 +462,7 @@ impl Sandboxes {
             let mut result = RunResult::failed(code, message);
             result.replay_safe = restart_safe;
             report(
+                Some(&self.shared),
                 &held.request.agent_run,
                 Some(restart_safe),
                 held.done,
@@ -469,7 +473,13 @@ impl Sandboxes {
 
     /// Answers a call refused before it reached the engine.
     pub fn refuse(&self, agent_run: Arc<AgentRun>, code: ErrorCode, message: &str, done: Done) {
-        report(&agent_run, None, done, RunResult::failed(code, message));
+        report(
+            Some(&self.shared),
+            &agent_run,
+            None,
+            done,
+            RunResult::failed(code, message),
+        );
     }
 
     /// Parked runs held by the sandboxes, as they last said.
@@ -495,7 +505,7 @@ impl Sandboxes {
         for held in gates.iter().filter_map(Weak::upgrade) {
             let taken = held.lock().take();
             if let Some(held) = taken {
-                close_held(held);
+                close_held(&self.shared, held);
             }
         }
     }
@@ -548,11 +558,12 @@ impl Drop for Sandboxes {
     }
 }
 
-fn close_held(held: Held) {
+fn close_held(shared: &Shared, held: Held) {
     let restart_safe = held.request.input.restart_safe;
     let mut result = RunResult::failed(ErrorCode::RuntimeUnavailable, messages::CLOSED);
     result.replay_safe = restart_safe;
     report(
+        Some(shared),
         &held.request.agent_run,
         Some(restart_safe),
         held.done,
@@ -561,10 +572,33 @@ fn close_held(held: Held) {
 }
 
 /// Answers a leg here, with the agent run's telemetry as the sandboxes
-/// last told it.
-fn report(agent_run: &Arc<AgentRun>, replay_safe: Option<bool>, done: Done, mut result: RunResult) {
+/// last told it (`shared`'s note of its counters), as a leg answered in the
+/// sandbox would have it.
+fn report(
+    shared: Option<&Shared>,
+    agent_run: &Arc<AgentRun>,
+    replay_safe: Option<bool>,
+    done: Done,
+    mut result: RunResult,
+) {
     result.replay_safe = replay_safe.unwrap_or(false);
-    result.telemetry = agent_run.telemetry();
+    let mut telemetry = agent_run.telemetry();
+    let counters = shared.and_then(|shared| {
+        let state = shared.state.lock();
+        state
+            .twins
+            .get(&agent_run.id)
+            .map(|twin| twin.define.counters)
+    });
+    if let Some([search, describe, call, invalid, nested]) = counters {
+        telemetry.search_count = search;
+        telemetry.describe_count = describe;
+        telemetry.call_count = call;
+        // The copy's refusals, then the binding's own.
+        telemetry.invalid_input_count = invalid.saturating_add(telemetry.invalid_input_count);
+        telemetry.nested_seq = nested;
+    }
+    result.telemetry = telemetry;
     done(result);
 }
 
@@ -733,13 +767,12 @@ impl Shared {
         }
     }
 
-    fn track(self: &Arc<Self>, control: &Arc<Control>) {
+    fn track(&self, control: &Arc<Control>) {
         {
             let mut state = self.state.lock();
             state.live.retain(|weak| weak.strong_count() > 0);
             state.live.push(Arc::downgrade(control));
         }
-        self.watch();
         if self.closed.load(Ordering::Acquire) {
             control.stop(Stop::Closed);
         }
@@ -747,10 +780,11 @@ impl Shared {
 
     /// Starts the monitor on the first leg, and wakes it on every other.
     fn watch(self: &Arc<Self>) {
-        let mut started = self.monitoring.lock();
-        if !*started {
+        let mut monitoring = self.monitoring.lock();
+        monitoring.news = true;
+        if !monitoring.started {
             let shared = Arc::downgrade(self);
-            *started = std::thread::Builder::new()
+            monitoring.started = std::thread::Builder::new()
                 .name("code-mode-sandbox-watch".into())
                 .spawn(move || monitor(shared))
                 .is_ok();
@@ -873,9 +907,20 @@ fn monitor(shared: Weak<Shared>) {
                 }
             }
         }
-        let mut started = shared.monitoring.lock();
-        shared.monitor.wait_until(&mut started, next);
+        let mut monitoring = shared.monitoring.lock();
+        // A leg that began while this look was made is looked at first.
+        if !std::mem::take(&mut monitoring.news) {
+            shared.monitor.wait_until(&mut monitoring, next);
+            monitoring.news = false;
+        }
     }
+}
+
+/// Whether the monitor runs, and whether a leg began since it last looked.
+#[derive(Default)]
+struct Monitoring {
+    started: bool,
+    news: bool,
 }
 
 /// The slot of a session: its hash, spread over the slots.

@@ -212,7 +212,13 @@ impl Conn {
                 let mut result =
                     RunResult::failed(ErrorCode::RuntimeUnavailable, messages::SANDBOX_STOPPED);
                 result.replay_safe = restart_safe;
-                return report(&owner, Some(restart_safe), done, result);
+                return report(
+                    self.shared.upgrade().as_deref(),
+                    &owner,
+                    Some(restart_safe),
+                    done,
+                    result,
+                );
             }
             legs.insert(
                 id,
@@ -581,7 +587,13 @@ impl Conn {
         };
         for leg in legs {
             let result = RunResult::failed(ErrorCode::RuntimeUnavailable, &message);
-            report(&leg.owner, Some(leg.restart_safe), leg.done, result);
+            report(
+                shared.as_deref(),
+                &leg.owner,
+                Some(leg.restart_safe),
+                leg.done,
+                result,
+            );
         }
         *self.ended.lock() = true;
         self.ended_signal.notify_all();
