@@ -8,7 +8,7 @@
 //! written as JSON at once); every tool becomes JSON text over the next
 //! turns of the event loop, at most about `TURN_WORK_MICROS` each, and is read
 //! into a tool spec off the JavaScript thread ([`crate::prepared`]). The
-//! text is the tools' columns (`read_tools`), not an object per tool:
+//! text is the tools' columns (the core's `catalog::read_tools`), not an object per tool:
 //! writing and reading it allocates per field, not per tool.
 
 use std::collections::HashSet;
