@@ -155,6 +155,9 @@ impl Conn {
         let handle = std::thread::Builder::new()
             .name("code-mode-sandbox-read".into())
             .spawn(move || {
+                // Spawned from this thread, which lives until the process is
+                // reaped: Linux sends the parent-death signal when the
+                // spawning thread ends, not the process.
                 let why = match launch::spawn(&binary, &options, theirs) {
                     Ok(child) => {
                         counts().running.fetch_add(1, Ordering::Relaxed);
