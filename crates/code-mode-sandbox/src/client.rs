@@ -293,15 +293,16 @@ impl Sandboxes {
     /// binding (JSON): every copy gets them.
     pub fn scopes(&self, agent_run: u64, json: &str) {
         let mut state = self.shared.state.lock();
-        let State { twins, slots, .. } = &mut *state;
-        let Some(twin) = twins.get_mut(&agent_run) else {
+        // Every sandbox, its session's own ones included.
+        let conns: Vec<Arc<Conn>> = state.conns().cloned().collect();
+        let Some(twin) = state.twins.get_mut(&agent_run) else {
             return;
         };
         if twin.define.scopes.is_some() {
             return;
         }
         twin.define.scopes = Some(json.to_owned());
-        for conn in slots.iter().filter_map(|slot| slot.conn.as_ref()) {
+        for conn in &conns {
             if twin.copies.contains(&conn.id) {
                 conn.send(&ToSandbox::Scopes {
                     twin: agent_run,
