@@ -346,3 +346,42 @@ pub const DECLARATION_FEATURES_PER_PATH: usize = 8;
 
 /// How many method names an unknown-method error lists.
 pub const MAX_LISTED_METHODS: usize = 20;
+
+// --- Sandbox processes, `isolation: 'process'` (`crates/code-mode-sandbox`) ---
+
+/// Sandboxes one slot (a shared one, or a session's own) may start in any
+/// minute, the first included; past it the slot's new runs are refused
+/// until the oldest start is a minute old. A cell that kills its sandbox in
+/// a loop costs at most this many process starts (a few ms of CPU each).
+pub const MAX_SANDBOX_STARTS_PER_MINUTE: usize = 10;
+
+/// How long a session keeps a sandbox of its own once a sandbox stopped
+/// while one of its cells ran there: its crashes then fail no other session.
+pub const OWN_SANDBOX_FOR: Duration = Duration::from_secs(600);
+
+/// Sessions with a sandbox of their own at once.
+pub const MAX_OWN_SANDBOXES: usize = 8;
+
+/// How long past a leg's budget a sandbox may take to answer it before it
+/// is taken for stuck and killed (a healthy one answers within the
+/// watchdog's grace; this leaves room for a loaded machine).
+pub const SANDBOX_ANSWER_GRACE: Duration = Duration::from_secs(5);
+
+/// The longest frame either end of a sandbox's channel reads: a run's
+/// definition (about 1 KiB a tool) or a result (bounded by the maxima of
+/// the configuration); a sandbox that announces more is broken.
+pub const MAX_FRAME_BYTES: usize = 512 * 1024 * 1024;
+
+/// Frames the Node thread reads itself in its keep-hot turns; a longer one
+/// (a large input or result) is left to the connection's own thread.
+pub const LIGHT_FRAME_BYTES: usize = 16 * 1024;
+
+/// Tools' text up to which a sandbox builds a run's copy on its reading
+/// thread; a larger one is built on a thread of its own.
+pub const INLINE_BUILD_BYTES: usize = 256 * 1024;
+
+/// Nested calls one sandbox may have in flight: every run it can hold
+/// (parked, and computing on its workers and added ones) with the most
+/// pending calls a configuration allows (128). A sandbox that starts more
+/// is not an engine at work: it is killed.
+pub const MAX_SANDBOX_CALLS_IN_FLIGHT: usize = (MAX_PARKED_RUNS + 2 * MAX_WORKER_THREADS) * 128;

@@ -13,7 +13,7 @@
 //! to a tool the run's catalog does not have, or a key never handed out
 //! ends that sandbox. A sandbox that ends, for whatever reason, fails the
 //! legs it held with `runtime_unavailable`, and the next exec of its slot
-//! starts a new one, within [`MAX_STARTS_PER_MINUTE`].
+//! starts a new one, within [`MAX_SANDBOX_STARTS_PER_MINUTE`].
 //!
 //! The Node thread never waits on a sandbox: the process starts on its
 //! reading thread, and a frame the socket cannot take at once is queued
@@ -28,6 +28,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
+use code_mode_core::limits::{
+    MAX_OWN_SANDBOXES, MAX_SANDBOX_STARTS_PER_MINUTE, OWN_SANDBOX_FOR, SANDBOX_ANSWER_GRACE,
+};
 use code_mode_core::messages;
 use code_mode_core::result::{ErrorCode, RunResult, Status, Telemetry};
 use code_mode_core::runs::{AgentRun, Control, Done, ExecRequest, Stop, WaitRequest};
@@ -39,28 +42,6 @@ use crate::wire::{Counters, Define, Exec, ToSandbox, Wait};
 
 pub use self::conn::RemoteInbox;
 pub use self::stats::{pump_light, sandbox_stats};
-
-/// Starts of one slot's sandbox within a minute, the first included,
-/// before the slot refuses new runs until the oldest start is a minute
-/// old: a cell that kills its sandbox in a loop costs at most this many
-/// process starts (about 4 ms of CPU each) a minute.
-pub const MAX_STARTS_PER_MINUTE: usize = 10;
-
-/// How long a session keeps a sandbox of its own once a sandbox stopped
-/// while one of its cells ran there: a cell that kills its sandbox in a
-/// loop then kills only its own, and fails no other session's runs.
-pub const OWN_SANDBOX_FOR: Duration = Duration::from_secs(600);
-
-/// Sessions with a sandbox of their own at once; past it, the one whose
-/// time ends first and whose sandbox holds nothing gives its place up
-/// (when none is idle, the new suspect stays in the shared sandboxes).
-pub const MAX_OWN_SANDBOXES: usize = 8;
-
-/// How long past a leg's budget a sandbox may take to answer it before it
-/// is taken for stuck and killed. A healthy one answers within its
-/// watchdog's grace (`WATCHDOG_GRACE`, 0.5 s, plus a look every 0.1 s);
-/// this leaves room for a loaded machine.
-pub const UNANSWERED_GRACE: Duration = Duration::from_secs(5);
 
 /// `RLIMIT_AS` of a sandbox whose engine has `workers` worker threads: the
 /// operating system's backstop under the counting allocator. It leaves
@@ -515,6 +496,14 @@ impl Sandboxes {
     /// signals fire) and answers its legs, then exits. Blocks for at most
     /// a few seconds: call it off the JavaScript thread.
     pub fn close(&self) {
+        for conn in self.shut_all() {
+            conn.join(Duration::from_secs(5));
+        }
+    }
+
+    /// Closes, takes every sandbox out of its slot and shuts its channel
+    /// (each then ends its runs and exits); the sandboxes, to wait for.
+    fn shut_all(&self) -> Vec<Arc<Conn>> {
         self.begin_close();
         let conns: Vec<Arc<Conn>> = {
             let mut state = self.shared.state.lock();
@@ -526,9 +515,7 @@ impl Sandboxes {
         for conn in &conns {
             conn.shut();
         }
-        for conn in conns {
-            conn.join(Duration::from_secs(5));
-        }
+        conns
     }
 
     fn refusal(&self, control: &Control) -> Option<RunResult> {
@@ -545,17 +532,7 @@ impl Sandboxes {
 
 impl Drop for Sandboxes {
     fn drop(&mut self) {
-        self.begin_close();
-        let conns: Vec<Arc<Conn>> = {
-            let mut state = self.shared.state.lock();
-            state
-                .all_mut()
-                .filter_map(|slot| slot.conn.take())
-                .collect()
-        };
-        for conn in conns {
-            conn.shut();
-        }
+        self.shut_all();
     }
 }
 
@@ -720,7 +697,7 @@ impl Shared {
                         }) {
                             slot.starts.pop_front();
                         }
-                        if slot.starts.len() >= MAX_STARTS_PER_MINUTE {
+                        if slot.starts.len() >= MAX_SANDBOX_STARTS_PER_MINUTE {
                             return Err(messages::SANDBOX_RESTARTS_EXHAUSTED.to_owned());
                         }
                         let replaced = slot.used;
@@ -884,7 +861,7 @@ impl Shared {
 }
 
 /// Kills a sandbox that holds a leg past its budget by
-/// [`UNANSWERED_GRACE`]: it stopped answering (its reading thread then
+/// [`SANDBOX_ANSWER_GRACE`]: it stopped answering (its reading thread then
 /// answers its legs). Sleeps until the next such moment; ends with the
 /// engine.
 fn monitor(shared: Weak<Shared>) {
@@ -900,7 +877,7 @@ fn monitor(shared: Weak<Shared>) {
         let mut next = now + Duration::from_secs(60);
         for conn in conns {
             if let Some(deadline) = conn.next_deadline() {
-                let limit = deadline + UNANSWERED_GRACE;
+                let limit = deadline + SANDBOX_ANSWER_GRACE;
                 if limit <= now {
                     conn.kill();
                 } else {

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use code_mode_core::catalog::{read_tools, Keep};
 use code_mode_core::input::ExecInput;
+use code_mode_core::limits::INLINE_BUILD_BYTES;
 use code_mode_core::messages;
 use code_mode_core::model::{build_catalog, CatalogParts};
 use code_mode_core::namespaces::Registration;
@@ -29,11 +30,6 @@ use parking_lot::Mutex;
 
 use crate::inbound::{wait_readable, Ended, Inbound, Pumped};
 use crate::wire::{Define, Exec, FromSandbox, Stats, ToSandbox, Wait};
-
-/// Tools' text up to which a definition is built on the reading thread;
-/// a larger one is built on a thread of its own, so that settlements of
-/// other runs are not held up behind it (5,000 MCP tools take about 20 ms).
-const INLINE_BUILD_BYTES: usize = 256 * 1024;
 
 /// The writing end of the channel: whole frames, one at a time.
 pub struct Outbox {

@@ -14,6 +14,7 @@
 use std::sync::Arc;
 
 use code_mode_core::config::{CodeModeConfig, Language};
+pub use code_mode_core::limits::MAX_FRAME_BYTES;
 use code_mode_core::records::CallKind;
 use code_mode_core::result::{
     ErrorCode, Output, PendingCall, RunResult, SourceCounts, Status, Telemetry, WaitReason,
@@ -21,12 +22,6 @@ use code_mode_core::result::{
 use code_mode_core::runs::host::Settlement;
 use code_mode_core::runs::{RunOwner, Stop};
 use serde_json::value::RawValue;
-
-/// The longest frame either side reads. The largest legitimate ones are a
-/// run's definition (every tool's columns: about 1 KiB a tool) and a result
-/// (its value and output, each bounded by the configuration's maxima, 1 GiB
-/// of heap at most); a sandbox that announces more is treated as broken.
-pub const MAX_FRAME_BYTES: usize = 512 * 1024 * 1024;
 
 /// Everything an agent run's copy in a sandbox is made of: what the
 /// binding's builder thread made its own from.
@@ -480,7 +475,7 @@ impl ToSandbox {
             }),
             STOP => Self::Stop {
                 leg: r.u64("leg")?,
-                reason: stop_of(r.u8("reason")?)?,
+                reason: Stop::from_u8(r.u8("reason")?).ok_or_else(|| bad("stop reason"))?,
             },
             SETTLE => Self::Settle(settlements(&mut r)?),
             _ => return Err(bad("tag")),
@@ -529,19 +524,6 @@ fn read_counters(r: &mut Reader) -> Read<Counters> {
         *counter = r.u64("counters")?;
     }
     Ok(counters)
-}
-
-fn stop_of(code: u8) -> Read<Stop> {
-    Ok(match code {
-        1 => Stop::Timeout,
-        2 => Stop::Memory,
-        3 => Stop::Output,
-        4 => Stop::Aborted,
-        5 => Stop::Closed,
-        6 => Stop::RestartSafeTool,
-        7 => Stop::RestartSafeNamespace,
-        _ => return Err(bad("stop reason")),
-    })
 }
 
 const ERROR_CODES: [ErrorCode; 7] = [

@@ -41,6 +41,9 @@ pub const SANDBOX_STOPPED: &str = "code mode sandbox process stopped (it crashed
 /// than they may be started again.
 pub const SANDBOX_RESTARTS_EXHAUSTED: &str = "code mode sandbox process of this session stopped too often; new runs are refused for up to a minute.";
 
+/// Why a sandbox process could not start, when it wrote no start line.
+pub const SANDBOX_NOT_READY: &str = "it did not report ready";
+
 /// `runtime_unavailable` when a sandbox process cannot be started.
 pub fn sandbox_unavailable(reason: &str) -> String {
     format!("code mode sandbox process could not start: {reason}")

@@ -39,7 +39,8 @@ impl Stop {
         }
     }
 
-    fn from_u8(value: u8) -> Option<Self> {
+    /// The reason whose code (`reason as u8`) is `value`.
+    pub fn from_u8(value: u8) -> Option<Self> {
         Some(match value {
             1 => Stop::Timeout,
             2 => Stop::Memory,

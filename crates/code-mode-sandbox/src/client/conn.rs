@@ -14,7 +14,7 @@ use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use code_mode_core::limits::MAX_BRIDGE_BYTES;
+use code_mode_core::limits::{LIGHT_FRAME_BYTES, MAX_BRIDGE_BYTES, MAX_SANDBOX_CALLS_IN_FLIGHT};
 use code_mode_core::messages;
 use code_mode_core::records::{CallKind, NestedCall};
 use code_mode_core::result::{ErrorCode, RunResult, Status};
@@ -360,7 +360,7 @@ impl Conn {
                 let reason = String::from_utf8_lossy(&line[16..]).trim().to_owned();
                 return Some(messages::sandbox_unavailable(&reason));
             }
-            _ => return Some(messages::sandbox_unavailable("it did not report ready")),
+            _ => return Some(messages::sandbox_unavailable(messages::SANDBOX_NOT_READY)),
         }
         self.inbound.prepend(reader.buffer());
         loop {
@@ -511,7 +511,7 @@ impl Conn {
             let local = CallKey::next();
             {
                 let mut calls = self.calls.lock();
-                if calls.by_local.len() >= MAX_CALLS_IN_FLIGHT {
+                if calls.by_local.len() >= MAX_SANDBOX_CALLS_IN_FLIGHT {
                     return Err("more nested calls in flight than any sandbox may have".into());
                 }
                 if calls.by_remote.insert(call.key, local.0).is_some() {
@@ -615,23 +615,9 @@ impl Drop for Conn {
     }
 }
 
-/// Nested calls one sandbox may have in flight: as many runs as it can
-/// hold (parked, computing, and held by idle sessions' added workers),
-/// each with the most pending calls a configuration allows. A sandbox that
-/// starts more is not an engine at work: it is killed.
-const MAX_CALLS_IN_FLIGHT: usize = (code_mode_core::limits::MAX_PARKED_RUNS
-    + 2 * code_mode_core::limits::MAX_WORKER_THREADS)
-    * 128;
-
 /// The most parked runs a sandbox can hold (what it says past it is not
 /// believed).
 const MAX_PARKED: u64 = code_mode_core::limits::MAX_PARKED_RUNS as u64;
-
-/// Frames the Node thread handles itself in its keep-hot turns: a nested
-/// call's start or a short result takes it microseconds; a longer frame
-/// (a large input, a long result) is left to the reading thread, which
-/// writes it over off the Node thread.
-const LIGHT_FRAME_BYTES: usize = 16 * 1024;
 
 /// An eventfd the reading thread waits on beside its socket.
 struct Bell {
